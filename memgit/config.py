@@ -1,0 +1,89 @@
+"""Configuration: defaults, then ~/.config/memgit/config.toml, then MEMGIT_* environment variables."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from .errors import ConfigError
+
+DEFAULT_AUTHOR = "memgit <memgit@localhost>"
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    repo_path: Path
+    author: str = DEFAULT_AUTHOR
+    claude_root: Path = Path("~/.claude").expanduser()  # holds projects/
+    min_idle_minutes: float = 30.0
+    max_age_days: float = 30.0  # 0 means no limit
+    include_projects: tuple[str, ...] = ()
+    exclude_projects: tuple[str, ...] = ()
+    extra_redact_patterns: tuple[str, ...] = ()
+    config_file: Path | None = None
+    config_dir: Path = field(default=Path("~/.config/memgit").expanduser())
+
+    @property
+    def claude_projects(self) -> Path:
+        return self.claude_root / "projects"
+
+    @property
+    def state_dir(self) -> Path:
+        """Derived state (caches, lock, logs): safe to delete."""
+        return self.repo_path / ".git" / "memgit"
+
+
+def _xdg(env: Mapping[str, str], var: str, fallback: str) -> Path:
+    value = env.get(var)
+    return Path(value) if value else Path(env.get("HOME", str(Path.home()))) / fallback
+
+
+def config_dir(env: Mapping[str, str]) -> Path:
+    return _xdg(env, "XDG_CONFIG_HOME", ".config") / "memgit"
+
+
+def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) -> Config:
+    """Read the configuration.
+
+    Raises:
+        ConfigError: the config file is not valid TOML or a value has the wrong type.
+    """
+    env = os.environ if env is None else env
+    cdir = config_dir(env)
+    cfile = Path(env["MEMGIT_CONFIG"]) if env.get("MEMGIT_CONFIG") else cdir / "config.toml"
+    data: dict = {}
+    if cfile.is_file():
+        try:
+            data = tomllib.loads(cfile.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as e:
+            raise ConfigError(f"cannot read {cfile}: {e}; fix or remove it") from e
+    repo = data.get("repo", {})
+    sources = data.get("sources", {})
+    redact = data.get("redact", {})
+    home = Path(env.get("HOME", str(Path.home())))
+
+    path = (
+        repo_path
+        or env.get("MEMGIT_HOME")
+        or repo.get("path")
+        or str(_xdg(env, "XDG_DATA_HOME", ".local/share") / "memgit")
+    )
+    claude = env.get("CLAUDE_CONFIG_DIR") or sources.get("claude_code") or str(home / ".claude")
+    try:
+        return Config(
+            repo_path=Path(os.path.expanduser(str(path))).absolute(),
+            author=str(env.get("MEMGIT_AUTHOR") or repo.get("author") or DEFAULT_AUTHOR),
+            claude_root=Path(os.path.expanduser(str(claude))).absolute(),
+            min_idle_minutes=float(env.get("MEMGIT_MIN_IDLE_MINUTES", sources.get("min_idle_minutes", 30))),
+            max_age_days=float(env.get("MEMGIT_MAX_AGE_DAYS", sources.get("max_age_days", 30))),
+            include_projects=tuple(sources.get("include", ())),
+            exclude_projects=tuple(sources.get("exclude", ())),
+            extra_redact_patterns=tuple(redact.get("extra_patterns", ())),
+            config_file=cfile if cfile.is_file() else None,
+            config_dir=cdir,
+        )
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"bad value in {cfile} or MEMGIT_* environment: {e}") from e

@@ -1,0 +1,121 @@
+"""The values the pipeline passes around: a normalised transcript, learnings and notes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+AGENT_CLAUDE_CODE = "claude-code"
+
+LEARNING_TYPES = ("preference", "convention", "command", "gotcha", "decision", "fact")
+OUTCOMES = ("success", "partial", "fail", "uncertain")
+
+# Turn kinds. A user turn is what the person typed ("prompt"), a slash command ("command"),
+# an interruption ("interrupt"), a prompt queued while the agent was busy ("queued"), or a
+# compaction summary written by the agent itself ("compact_summary", prime input).
+USER_KINDS = ("prompt", "command", "interrupt", "queued", "compact_summary")
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """One tool call of an assistant turn, with its result when one came back."""
+
+    id: str
+    name: str
+    input: dict[str, Any] = field(default_factory=dict)  # long string values trimmed by the source
+    output: str = ""  # trimmed text of the result (head and tail kept)
+    is_error: bool = False
+    answered: bool = False  # False when no tool_result ever arrived (interrupt, crash)
+
+    @property
+    def command(self) -> str | None:
+        """The shell command line, for shell-like tools."""
+        value = self.input.get("command") or self.input.get("cmd")
+        if isinstance(value, list):
+            value = " ".join(str(v) for v in value)
+        return value if isinstance(value, str) else None
+
+    @property
+    def file_path(self) -> str | None:
+        value = self.input.get("file_path") or self.input.get("path") or self.input.get("notebook_path")
+        return value if isinstance(value, str) else None
+
+
+@dataclass(slots=True)
+class Turn:
+    """One user or assistant turn (assistant records grouped by message id)."""
+
+    role: str  # "user" | "assistant"
+    text: str = ""
+    kind: str = "message"  # assistant: "message"; user: one of USER_KINDS
+    timestamp: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    sidechain: bool = False  # folded in from a subagent transcript
+
+
+@dataclass(slots=True)
+class Transcript:
+    """A session (or the part of it in one byte range), normalised across agents."""
+
+    session_id: str  # the ledger key: the main file's stem for Claude Code
+    agent: str
+    source: str  # path of the main transcript file
+    cwd: str | None = None  # the session's starting directory, read from the records
+    git_branch: str | None = None
+    started: str | None = None  # ISO 8601 UTC, "Z"
+    ended: str | None = None
+    title: str | None = None  # from summary / ai-title records when present
+    version: str | None = None
+    turns: list[Turn] = field(default_factory=list)
+    start: int = 0  # byte range of the main file this transcript covers
+    end: int = 0
+    bad_lines: int = 0  # lines that were not JSON, skipped and counted
+    records: int = 0  # records read in the range (all types)
+    subagents: int = 0  # subagent files folded in
+    injected: int = 0  # memgit's own injected context found and skipped
+
+    @property
+    def ledger_id(self) -> str:
+        return f"{self.agent}/{self.session_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Learning:
+    type: str  # one of LEARNING_TYPES
+    text: str
+
+
+@dataclass(slots=True)
+class Note:
+    """One session note: front matter plus a title, a summary and typed learnings."""
+
+    session: str  # "<agent>/<session id>"
+    agent: str
+    project: str
+    title: str
+    summary: str = ""
+    learnings: list[Learning] = field(default_factory=list)
+    cwd: str | None = None
+    git_branch: str | None = None
+    started: str | None = None
+    ended: str | None = None
+    outcome: str = "uncertain"
+    extractor: str = "heuristic/1"
+    keywords: list[str] = field(default_factory=list)
+    slug: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown front-matter keys, kept as they were
+    body_extra: str = ""  # markdown after the Learnings section, kept as it was
+
+    @property
+    def id8(self) -> str:
+        return self.session.rsplit("/", 1)[-1][:8]
+
+
+@dataclass(slots=True)
+class Extraction:
+    """What an extractor made of a transcript: a note, or the reason there is none."""
+
+    note: Note | None
+    reason: str = ""  # why nothing was kept (a skip), or a short comment
+    tokens: int = 0
+    cost: float | None = None

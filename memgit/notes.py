@@ -1,0 +1,172 @@
+"""Session notes as front-mattered markdown: render, parse, place and merge."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from .model import LEARNING_TYPES, Learning, Note
+
+# Front-matter keys in the order DESIGN §1 gives; unknown keys a person added follow them.
+NOTE_KEYS = (
+    "session", "agent", "project", "cwd", "git_branch",
+    "started", "ended", "outcome", "extractor", "keywords",
+)
+LEARNINGS_HEADING = "## Learnings"
+_LEARNING_LINE = re.compile(r"^[-*] \[(?P<type>[a-z]+)\] (?P<text>.+)$")
+_SLUG_JUNK = re.compile(r"[^a-z0-9]+")
+
+
+def slugify(text: str, max_words: int = 6, max_len: int = 50) -> str:
+    """Return a kebab-case slug of `text` ("note" when nothing is left)."""
+    words = _SLUG_JUNK.sub(" ", text.lower()).split()[:max_words]
+    slug = "-".join(words)[:max_len].strip("-")
+    return slug or "note"
+
+
+def _dump_yaml(meta: dict) -> str:
+    import yaml  # lazy: keeps yaml off the no-op sync and hook paths
+
+    # safe_dump quotes any string YAML would retype (ids like 0123, "yes", dates), so a
+    # value read back with the string loader is the value written.
+    return yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, default_flow_style=None, width=1000)
+
+
+def _load_yaml(text: str) -> dict:
+    import yaml
+
+    data = yaml.load(text, Loader=yaml.BaseLoader)  # every scalar stays a string
+    return data if isinstance(data, dict) else {}
+
+
+def _one_line(text: str) -> str:
+    """Collapse whitespace so a title, summary or learning cannot break the note's structure."""
+    return " ".join(text.split())
+
+
+def render_note(note: Note) -> str:
+    """Render a note as front-mattered markdown, ending in a newline."""
+    meta = {
+        "session": note.session,
+        "agent": note.agent,
+        "project": note.project,
+        "cwd": note.cwd or "",
+        "git_branch": note.git_branch or "",
+        "started": note.started or "",
+        "ended": note.ended or "",
+        "outcome": note.outcome,
+        "extractor": note.extractor,
+        "keywords": list(note.keywords),
+        **{k: v for k, v in note.extra.items() if k not in NOTE_KEYS},
+    }
+    lines = ["---", _dump_yaml(meta).rstrip("\n"), "---", f"# {_one_line(note.title)}", ""]
+    if note.summary:
+        lines += [_one_line(note.summary), ""]
+    lines.append(LEARNINGS_HEADING)
+    lines += [f"- [{item.type}] {_one_line(item.text)}" for item in note.learnings] or ["- (none)"]
+    if note.body_extra.strip():
+        lines += ["", note.body_extra.strip()]
+    return "\n".join(lines) + "\n"
+
+
+def split_front_matter(text: str) -> tuple[dict, str]:
+    """Split `---` front matter from the body; no front matter gives ({}, text).
+
+    Raises:
+        ValueError: the front matter is not valid YAML.
+    """
+    import yaml
+
+    text = text.lstrip("\ufeff")
+    if not text.startswith("---"):
+        return {}, text
+    end = text.find("\n---", 3)
+    if end < 0:
+        return {}, text
+    try:
+        meta = _load_yaml(text[3:end])
+    except yaml.YAMLError as e:
+        raise ValueError(f"bad front matter: {e}") from e
+    body = text[end + 4:]
+    return meta, body.split("\n", 1)[1] if "\n" in body else ""
+
+
+def parse_note(text: str) -> Note:
+    """Parse a note written by render_note (or edited by a person).
+
+    Raises:
+        ValueError: the front matter is not valid YAML or has no `session`.
+    """
+    meta, body = split_front_matter(text)
+    if not meta.get("session"):
+        raise ValueError("not a session note: no `session` in the front matter")
+    title, summary_lines, learnings, extra_lines = "", [], [], []
+    section = "head"
+    for line in body.splitlines():
+        if section == "head" and line.startswith("# ") and not title:
+            title, section = line[2:].strip(), "summary"
+        elif line.strip() == LEARNINGS_HEADING and section in ("head", "summary"):
+            section = "learnings"
+        elif section == "summary":
+            summary_lines.append(line)
+        elif section == "learnings":
+            match = _LEARNING_LINE.match(line.strip())
+            if match and match["type"] in LEARNING_TYPES:
+                learnings.append(Learning(match["type"], match["text"].strip()))
+            elif line.strip() and line.strip() != "- (none)":
+                section = "extra"
+                extra_lines.append(line)
+        elif section == "extra":
+            extra_lines.append(line)
+    keywords = meta.get("keywords") or []
+    return Note(
+        session=meta["session"],
+        agent=meta.get("agent", ""),
+        project=meta.get("project", ""),
+        title=title,
+        summary=" ".join(s.strip() for s in summary_lines if s.strip()),
+        learnings=learnings,
+        cwd=meta.get("cwd") or None,
+        git_branch=meta.get("git_branch") or None,
+        started=meta.get("started") or None,
+        ended=meta.get("ended") or None,
+        outcome=meta.get("outcome", "uncertain"),
+        extractor=meta.get("extractor", ""),
+        keywords=list(keywords) if isinstance(keywords, list) else [str(keywords)],
+        slug=slugify(title) if title else "",
+        extra={k: v for k, v in meta.items() if k not in NOTE_KEYS},
+        body_extra="\n".join(extra_lines).strip(),
+    )
+
+
+def note_path(note: Note, fallback_date: str) -> str:
+    """Return where a note lives: sessions/YYYY/MM/<date>-<slug>-<id8>.md (sharded by month)."""
+    date = (note.started or note.ended or fallback_date)[:10]
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
+        date = fallback_date[:10]
+    slug = note.slug or slugify(note.title)
+    return f"sessions/{date[:4]}/{date[5:7]}/{date}-{slug}-{note.id8}.md"
+
+
+def merge_notes(old: Note, new: Note) -> Note:
+    """Fold the note of a resumed session's new range into the note of its earlier ranges."""
+    seen = {(item.type, item.text.lower()) for item in old.learnings}
+    learnings = list(old.learnings)
+    for item in new.learnings:
+        if (item.type, item.text.lower()) not in seen:
+            seen.add((item.type, item.text.lower()))
+            learnings.append(item)
+    summary = old.summary
+    if new.summary and new.summary not in summary:
+        summary = f"{summary} Resumed: {new.summary}".strip()
+    keywords = list(dict.fromkeys([*old.keywords, *new.keywords]))[:8]
+    return replace(
+        old,
+        summary=summary,
+        learnings=learnings,
+        ended=new.ended or old.ended,
+        outcome=new.outcome,
+        keywords=keywords,
+        extractor=new.extractor,
+        git_branch=old.git_branch or new.git_branch,
+    )

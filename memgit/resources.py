@@ -1,0 +1,29 @@
+"""Find the shipped prompts/, templates/ and hooks/ both in a wheel and in the source tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def data_dir(name: str) -> Path:
+    """Return the directory of shipped data `name` (prompts, templates, hooks)."""
+    installed = _PACKAGE / "_data" / name  # laid out by the wheel's force-include
+    if installed.is_dir():
+        return installed
+    return _PACKAGE.parent / name  # running from a checkout
+
+
+def read_template(relpath: str) -> str:
+    return (data_dir("templates") / relpath).read_text(encoding="utf-8")
+
+
+def repo_template_files() -> dict[str, bytes]:
+    """Return the files a new memory repository starts with, keyed by path."""
+    root = data_dir("templates") / "repo"
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }

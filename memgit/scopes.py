@@ -1,0 +1,472 @@
+"""Project identity from a session's cwd, the `projects/<slug>` branch it maps to, and PROJECT.md.
+
+Everything here is pure except `find_git` and `identify`, which read a few files under `.git`
+(never a subprocess: `identify` runs in the session-start hook). python-frontmatter is imported
+lazily for the same reason.
+
+Remote normalisation (`normalise_remote`), decided once for every caller:
+
+- the scheme, credentials, port, query, a trailing `.git` and trailing slashes are dropped, so
+  scp-like, ssh://, https:// and git:// spellings of one repository agree: `github.com/org/repo`;
+- the host is lowercased, and `ssh.github.com` (ssh over 443) and its gitlab/bitbucket kin are
+  folded into their forge;
+- the path is lowercased on forges that ignore its case (github.com, gitlab.com, bitbucket.org,
+  codeberg.org) and kept verbatim elsewhere, where a plain ssh host may be case-sensitive;
+- a local path (`/srv/git/repo.git`, `file:///srv/git/repo.git`) stays a path, without `.git`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import unicodedata
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+BRANCH_PREFIX = "projects/"
+DEFAULT_SLUG = "project"
+MAX_SLUG = 40
+WORKTREES_SUFFIX = "-worktrees"
+
+# Forges whose owner/repository path is case-insensitive: one project whatever the clone's case.
+CASE_INSENSITIVE_HOSTS = frozenset({"github.com", "gitlab.com", "bitbucket.org", "codeberg.org"})
+# Alternate ssh endpoints (port 443) of the same forges.
+HOST_ALIASES = {
+    "ssh.github.com": "github.com",
+    "altssh.gitlab.com": "gitlab.com",
+    "altssh.bitbucket.org": "bitbucket.org",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """What identifies the project a cwd belongs to."""
+
+    key: str  # normalised remote ("github.com/org/repo") or absolute path
+    remote: str | None  # normalised origin URL when known
+    path: str  # main worktree path (or the cwd-derived path)
+    name: str  # human name: last part of key
+    # True when found in a git repository: such a repo is its own project, so it is never
+    # matched into an enclosing project's path by prefix (see `resolve`).
+    in_repo: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    """What a project branch's PROJECT.md says."""
+
+    branch: str  # "projects/<slug>"
+    name: str
+    remotes: tuple[str, ...]
+    paths: tuple[str, ...]
+    body: str = ""
+    # Front matter keys a person added: kept in order across rewrites, never hashed.
+    extra: dict[str, Any] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        # Accept lists from callers; surrounding whitespace of the body is not significant
+        # (front matter parsing strips it), which keeps parse(render(p)) == p.
+        object.__setattr__(self, "remotes", tuple(self.remotes))
+        object.__setattr__(self, "paths", tuple(self.paths))
+        object.__setattr__(self, "body", self.body.strip())
+
+
+@dataclass(frozen=True, slots=True)
+class GitLocation:
+    """Where the git repository holding a directory keeps its files."""
+
+    worktree: Path  # top of the worktree holding the directory
+    git_dir: Path  # that worktree's git dir (`.git`, or `.git/worktrees/<name>` when linked)
+    common_dir: Path  # the git dir shared by all worktrees (holds `config`)
+
+
+# --- remotes -------------------------------------------------------------------------------
+
+_URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<rest>.*)$", re.DOTALL)
+_SCP = re.compile(r"^(?:[^@/]+@)?(?P<host>[^:/]+):(?P<path>.*)$", re.DOTALL)
+
+
+def normalise_remote(url: str) -> str:
+    """Return the canonical form of a git remote URL, e.g. `github.com/org/repo`.
+
+    Raises:
+        ValueError: the URL is empty.
+    """
+    text = url.strip()
+    if not text:
+        raise ValueError("empty remote URL")
+    if m := _URL.match(text):
+        scheme, rest = m["scheme"].lower(), m["rest"]
+        if scheme == "file":
+            return _local_remote(rest if rest.startswith("/") else "/" + rest.partition("/")[2])
+        authority, _, path = rest.partition("/")
+        host = _strip_port(authority.rpartition("@")[2])
+        path = re.split(r"[?#]", path, maxsplit=1)[0]
+    elif (m := _SCP.match(text)) and len(m["host"]) > 1:  # one letter is a drive: C:/x
+        host, path = m["host"], m["path"]
+    elif "." in (first := text.partition("/")[0]).strip(".") and "/" in text:
+        host, path = first, text.partition("/")[2]  # already normalised: `github.com/org/repo`
+    else:
+        return _local_remote(text)
+    host = host.lower().rstrip(".")
+    host = HOST_ALIASES.get(host, host)
+    path = "/".join(_path_parts(path))
+    if host in CASE_INSENSITIVE_HOSTS:
+        path = path.lower()
+    return f"{host}/{path}" if path else host
+
+
+def _strip_port(host: str) -> str:
+    if host.startswith("["):  # [::1]:22
+        return host[1:].partition("]")[0]
+    return host.partition(":")[0]
+
+
+def _path_parts(path: str) -> list[str]:
+    parts = [p for p in path.split("/") if p and p != "."]
+    if parts and parts[-1].endswith(".git"):
+        parts[-1] = parts[-1][: -len(".git")]
+        if not parts[-1]:
+            parts.pop()
+    return parts
+
+
+def _local_remote(path: str) -> str:
+    lead = "/" if path.startswith("/") else ""
+    return lead + "/".join(_path_parts(os.path.normpath(path).replace(os.sep, "/")))
+
+
+# --- git config ----------------------------------------------------------------------------
+
+_SECTION = re.compile(r'\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
+_KEY = re.compile(r"([A-Za-z][A-Za-z0-9-]*)\s*(=|$|[#;])")
+_ESCAPES = {"n": "\n", "t": "\t", "b": "\b"}
+
+
+def git_config_value(text: str, section: str, subsection: str | None, key: str) -> str | None:
+    """Return the first value of `section.subsection.key` in git config text, or None."""
+    wanted = (section.lower(), subsection, key.lower())
+    for found_section, found_subsection, found_key, value in _config_entries(text):
+        if (found_section, found_subsection, found_key) == wanted:
+            return value
+    return None
+
+
+def _config_entries(text: str) -> Iterator[tuple[str, str | None, str, str]]:
+    """Yield (section, subsection, key, value) from git config text; unparsable lines are skipped."""
+    lines = iter(text.splitlines())
+    section: str | None = None
+    subsection: str | None = None
+    for line in lines:
+        rest = line.strip()
+        if rest.startswith("["):
+            m = _SECTION.match(rest)
+            if not m:
+                section = None
+                continue
+            section, subsection = m[1].lower(), m[2]
+            if subsection is not None:
+                subsection = re.sub(r"\\(.)", r"\1", subsection)
+            elif "." in section:  # deprecated [remote.origin]
+                section, _, subsection = section.partition(".")
+            rest = rest[m.end() :].strip()
+        if not rest or rest[0] in "#;" or section is None:
+            continue
+        m = _KEY.match(rest)
+        if not m:
+            continue
+        if m[2] != "=":  # a bare key means true
+            yield section, subsection, m[1].lower(), "true"
+            continue
+        yield section, subsection, m[1].lower(), _config_value(rest[m.end() :], lines)
+
+
+def _config_value(raw: str, lines: Iterator[str]) -> str:
+    """Unquote one value: escapes, quotes, comments, trailing-backslash continuation lines."""
+    out: list[str] = []
+    keep = 0  # length of `out` without the trailing unquoted whitespace
+    quoted = False
+    line = raw.lstrip()
+    while True:
+        i, continued = 0, False
+        while i < len(line):
+            c = line[i]
+            if c == "\\":
+                if i + 1 == len(line):
+                    continued = True
+                    break
+                out.append(_ESCAPES.get(line[i + 1], line[i + 1]))
+                keep, i = len(out), i + 2
+                continue
+            if c == '"':
+                quoted, keep = not quoted, len(out)
+            elif not quoted and c in "#;":
+                break
+            else:
+                out.append(c)
+                if quoted or not c.isspace():
+                    keep = len(out)
+            i += 1
+        if not continued:
+            break
+        line = next(lines, "")
+    return "".join(out[:keep])
+
+
+# --- the filesystem edge -------------------------------------------------------------------
+
+
+def find_git(start: Path) -> GitLocation | None:
+    """Find the git repository holding `start` by walking up to a `.git` dir or gitfile.
+
+    Returns:
+        Where the repository keeps its files, or None when `start` is in no repository or its
+        `.git` file points nowhere.
+    """
+    for directory in (start, *start.parents):
+        dotgit = directory / ".git"
+        try:
+            mode = os.stat(dotgit).st_mode
+        except OSError:
+            continue
+        if stat.S_ISDIR(mode):
+            if os.path.isfile(dotgit / "HEAD"):
+                return GitLocation(directory, dotgit, dotgit)
+            continue  # not a git dir (git walks on too)
+        git_dir = _read_gitfile(dotgit)
+        if git_dir is None:
+            return None
+        common = _read_text(git_dir / "commondir")
+        common_dir = Path(os.path.normpath(git_dir / common.strip())) if common else git_dir
+        return GitLocation(directory, git_dir, common_dir)
+    return None
+
+
+def _read_gitfile(dotgit: Path) -> Path | None:
+    text = _read_text(dotgit)
+    if not text or not text.startswith("gitdir:"):
+        return None
+    git_dir = Path(os.path.normpath(dotgit.parent / text[len("gitdir:") :].strip()))
+    return git_dir if git_dir.is_dir() else None
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def identify(cwd: str) -> Identity:
+    """Return the identity of the project a session started in `cwd` belongs to.
+
+    The origin remote when `cwd` is in a git repository, else its main worktree path; for a
+    directory in no repository (or gone), the path after the worktree layout heuristics, which is
+    upgraded to the repository's identity when that path is a live repository's root.
+    """
+    path = os.path.abspath(cwd)
+    if os.path.isdir(path) and (location := find_git(Path(path))):
+        return _git_identity(location)
+    guess = identity_from_path(path)
+    if guess.path != path and os.path.isdir(guess.path):  # a gone worktree of a live repo
+        location = find_git(Path(guess.path))
+        if location and str(location.worktree) == guess.path:
+            return _git_identity(location)
+    return guess
+
+
+def _git_identity(location: GitLocation) -> Identity:
+    config = _read_text(location.common_dir / "config") or ""
+    url = git_config_value(config, "remote", "origin", "url")
+    remote = normalise_remote(url) if url and url.strip() else None
+    path = str(_main_worktree(location, config))
+    key = remote or path
+    return Identity(key=key, remote=remote, path=path, name=_last_part(key), in_repo=True)
+
+
+def _main_worktree(location: GitLocation, config: str) -> Path:
+    common = location.common_dir
+    if common.name == ".git":
+        return common.parent
+    worktree = git_config_value(config, "core", None, "worktree")
+    if worktree:  # a submodule's git dir under .git/modules/ names its worktree
+        return Path(os.path.normpath(common / worktree))
+    if location.git_dir == common:  # a gitfile pointing straight at a repo
+        return location.worktree
+    if common.name.startswith("."):  # <repo>/.bare with linked worktrees beside it
+        return common.parent
+    return common  # a worktree of a bare repo: the bare repo is the project
+
+
+# --- pure identity, matching, naming -------------------------------------------------------
+
+
+def identity_from_path(path: str) -> Identity:
+    """Return the identity of a path outside any repository, after worktree layout heuristics.
+
+    `<repo>/.worktrees/<name>/...`, `<repo>/.claude/worktrees/<name>/...` and
+    `<repo>-worktrees/<name>/...` all map to `<repo>`; the outermost layout wins.
+    """
+    norm = os.path.normpath(path)
+    parts = norm.split(os.sep)
+    for i, part in enumerate(parts[:-1]):
+        if part == ".worktrees" and i > 0:
+            norm = os.sep.join(parts[:i]) or os.sep
+            break
+        if part == ".claude" and i > 0 and parts[i + 1] == "worktrees" and i + 2 < len(parts):
+            norm = os.sep.join(parts[:i]) or os.sep
+            break
+        if part.endswith(WORKTREES_SUFFIX) and len(part) > len(WORKTREES_SUFFIX):
+            norm = os.sep.join([*parts[:i], part[: -len(WORKTREES_SUFFIX)]])
+            break
+    return Identity(key=norm, remote=None, path=norm, name=_last_part(norm))
+
+
+def _last_part(key: str) -> str:
+    name = key.rstrip("/" + os.sep).replace(os.sep, "/").rpartition("/")[2]
+    if name.endswith(".git") and len(name) > len(".git"):
+        name = name[: -len(".git")]
+    return name or key
+
+
+def resolve(identity: Identity, projects: Sequence[Project], cwd: str | None = None) -> Project | None:
+    """Return the project an identity belongs to, or None when it is new.
+
+    A matching remote first, then a path equal to `identity.path`, then (for an identity not in a
+    git repository) the longest known path that holds `cwd` or `identity.path`. Projects are tried
+    in branch order, so a remote listed on two branches resolves the same way every time.
+    """
+    ordered = sorted(projects, key=lambda p: p.branch)
+    if identity.remote:
+        for project in ordered:
+            if identity.remote in _remotes(project):
+                return project
+    path = os.path.normpath(identity.path)
+    for project in ordered:
+        if path in _paths(project):
+            return project
+    if identity.in_repo:
+        return None
+    targets = [path] if cwd is None else [path, os.path.normpath(cwd)]
+    best: Project | None = None
+    best_len = -1
+    for project in ordered:
+        for known in _paths(project):
+            if len(known) > best_len and any(_is_within(t, known) for t in targets):
+                best, best_len = project, len(known)
+    return best
+
+
+def _remotes(project: Project) -> set[str]:
+    """Normalise the remotes a person may have pasted verbatim; skip blank ones."""
+    return {normalise_remote(r) for r in project.remotes if r.strip()}
+
+
+def _paths(project: Project) -> set[str]:
+    return {os.path.normpath(p) for p in project.paths if p.strip()}
+
+
+def _is_within(path: str, root: str) -> bool:
+    """True when `root` is `path` or one of its ancestors (whole components only)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def with_identity(project: Project, identity: Identity) -> Project:
+    """Return `project` also listing the identity's remote and path (itself when it already does)."""
+    remotes, paths = project.remotes, project.paths
+    if identity.remote and identity.remote not in _remotes(project):
+        remotes = (*remotes, identity.remote)
+    if os.path.normpath(identity.path) not in _paths(project):
+        paths = (*paths, identity.path)
+    if (remotes, paths) == (project.remotes, project.paths):
+        return project
+    return replace(project, remotes=remotes, paths=paths)
+
+
+def slugify(text: str, max_len: int = MAX_SLUG) -> str:
+    """Return a branch-safe slug: ASCII lowercase alphanumerics and single dashes, never empty."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
+    return slug[:max_len].rstrip("-") or DEFAULT_SLUG
+
+
+def branch_slug(branch: str) -> str:
+    """Return the slug of a project branch name."""
+    return branch.removeprefix(BRANCH_PREFIX)
+
+
+def new_project(identity: Identity, projects: Sequence[Project]) -> Project:
+    """Return a new project for an identity `resolve` did not place, on a free `projects/<slug>`.
+
+    A slug is taken case-insensitively (refs collide on case-insensitive file systems); a taken
+    slug gets `-2`, `-3`... and stays within `MAX_SLUG` characters.
+    """
+    taken = {branch_slug(p.branch).lower() for p in projects}
+    base = slugify(identity.name, MAX_SLUG)
+    slug, n = base, 2
+    while slug in taken:
+        suffix = f"-{n}"
+        slug = (base[: MAX_SLUG - len(suffix)].rstrip("-") or DEFAULT_SLUG) + suffix
+        n += 1
+    return Project(
+        branch=BRANCH_PREFIX + slug,
+        name=identity.name,
+        remotes=(identity.remote,) if identity.remote else (),
+        paths=(identity.path,),
+    )
+
+
+# --- PROJECT.md ----------------------------------------------------------------------------
+
+_KNOWN_KEYS = ("name", "remotes", "paths")
+
+
+def render_project_md(project: Project) -> str:
+    """Return PROJECT.md: front matter {name, remotes, paths, extra keys...} and the body."""
+    import frontmatter
+
+    post = frontmatter.Post(project.body)
+    post.metadata = {
+        "name": project.name,
+        "remotes": list(project.remotes),
+        "paths": list(project.paths),
+        **{k: v for k, v in project.extra.items() if k not in _KNOWN_KEYS},
+    }
+    return frontmatter.dumps(post, sort_keys=False).rstrip("\n") + "\n"
+
+
+def parse_project_md(text: str, branch: str) -> Project:
+    """Return the project a PROJECT.md describes; missing keys are empty, the name defaults to the slug.
+
+    Raises:
+        ValueError: the front matter is not valid YAML, or `remotes`/`paths` is a mapping.
+    """
+    import frontmatter
+    import yaml
+
+    try:
+        metadata, body = frontmatter.parse(text)
+    except yaml.YAMLError as e:
+        raise ValueError(f"PROJECT.md on {branch}: front matter is not valid YAML: {e}") from e
+    name = metadata.get("name")
+    return Project(
+        branch=branch,
+        name=str(name) if name not in (None, "") else branch_slug(branch),
+        remotes=_strings(metadata.get("remotes"), "remotes", branch),
+        paths=_strings(metadata.get("paths"), "paths", branch),
+        body=body,
+        extra={k: v for k, v in metadata.items() if k not in _KNOWN_KEYS},
+    )
+
+
+def _strings(value: object, key: str, branch: str) -> tuple[str, ...]:
+    """Read a list of strings a person may have written as one string or left empty."""
+    if value is None:
+        return ()
+    if isinstance(value, dict):
+        raise ValueError(f"PROJECT.md on {branch}: `{key}` must be a list, not a mapping")
+    items = value if isinstance(value, list | tuple) else [value]
+    return tuple(str(v).strip() for v in items if v is not None and str(v).strip())

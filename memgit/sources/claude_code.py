@@ -1,0 +1,187 @@
+"""Claude Code transcripts: find the session files and read one into a normalised Transcript."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from memgit.errors import TranscriptError
+from memgit.model import AGENT_CLAUDE_CODE, Transcript
+from memgit.sources.claude_records import RecordParser, utc
+from memgit.sources.jsonl import JsonlRange
+
+AGENT = AGENT_CLAUDE_CODE
+WARMUP = "Warmup"  # the only prompt of the start-up subagents old versions left behind
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFile:
+    """A main transcript file found under the projects directory."""
+
+    session_id: str  # the file name without ".jsonl": Claude Code names it by session UUID
+    path: Path
+    project_dir: str  # the folder under projects/ (an encoded cwd, never decoded)
+    size: int
+    mtime: float
+
+
+def projects_dir(claude_root: Path) -> Path:
+    """Return where Claude Code keeps its transcripts under its config directory."""
+    return claude_root / "projects"
+
+
+def discover(projects_dir: Path) -> list[SessionFile]:
+    """List the main transcripts `<projects_dir>/<project>/*.jsonl`, subagent files excluded.
+
+    Raises:
+        TranscriptError: the projects directory exists but cannot be listed.
+    """
+    try:
+        projects = os.scandir(projects_dir)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as e:
+        raise TranscriptError(f"cannot list {projects_dir}: {e.strerror}; check its permissions") from e
+    found: list[SessionFile] = []
+    with projects:
+        for project in projects:
+            if not project.is_dir():
+                continue
+            try:
+                entries = os.scandir(project.path)
+            except OSError:  # a project folder removed or locked while we list: skip it this time
+                continue
+            base = Path(project.path)
+            with entries:
+                for entry in entries:
+                    name = entry.name
+                    if not name.endswith(".jsonl") or name.startswith("agent-"):
+                        continue
+                    try:
+                        if not entry.is_file():
+                            continue
+                        st = entry.stat()
+                    except OSError:  # deleted between listing and stat
+                        continue
+                    found.append(SessionFile(name[:-6], base / name, project.name, st.st_size, st.st_mtime))
+    found.sort(key=lambda s: (s.project_dir, s.session_id))
+    return found
+
+
+def read_transcript(path: Path, *, start: int = 0, session_id: str | None = None) -> Transcript:
+    """Read a main transcript from byte `start` to its last complete line, subagents folded in.
+
+    Args:
+        path: the session's main `.jsonl` file.
+        start: where the previous read ended (0 for the whole file).
+        session_id: the ledger key; the file name without ".jsonl" when not given.
+
+    Returns:
+        The transcript of that byte range: `start`/`end` say what was consumed, folded subagent
+        turns (sidechain=True) come after the parent's turns.
+
+    Raises:
+        TranscriptError: the file cannot be opened or read.
+    """
+    path = Path(path)
+    stem = path.name[:-6] if path.name.endswith(".jsonl") else path.stem
+    try:
+        parser, records = _parse(path, start, sidechain=False)
+    except OSError as e:
+        raise TranscriptError(f"cannot read transcript {path}: {e.strerror or e}; is it still there?") from e
+    transcript = Transcript(
+        session_id=session_id or stem, agent=AGENT_CLAUDE_CODE, source=str(path),
+        cwd=parser.cwd, git_branch=parser.git_branch, started=utc(parser.first_ts),
+        ended=utc(parser.last_ts), title=parser.title(), version=parser.version,
+        turns=parser.finish(), start=start, end=records.end, bad_lines=records.bad_lines,
+        records=parser.records, injected=parser.injected,
+    )
+    # An empty parent folds nothing: its leftover subagent files are orphans.
+    sweep = start == 0 and parser.records > 0
+    for sub_path in _subagent_files(path, stem, parser.agent_ids, sweep=sweep):
+        _fold(transcript, sub_path)
+    return transcript
+
+
+def peek_cwd(path: Path, *, max_records: int = 100) -> str | None:
+    """Return the cwd recorded near the top of a transcript, or None (unreadable, none yet)."""
+    try:
+        with open(path, "rb") as f:
+            for n, record in enumerate(JsonlRange(f, 0)):
+                if isinstance(record.get("cwd"), str):
+                    return record["cwd"]
+                if n >= max_records:  # old files open with many summary records, but not this many
+                    break
+    except OSError:  # a peek used to filter: a file that vanished simply has no cwd
+        return None
+    return None
+
+
+# -- subagents -------------------------------------------------------------------------------
+
+
+def _subagent_files(path: Path, stem: str, referenced: list[str], *, sweep: bool) -> list[Path]:
+    """The subagent files to fold: those referenced in the range, then (sweep) the session's others."""
+    project, subagents = path.parent, path.parent / stem / "subagents"
+    files: list[Path] = []
+    for agent_id in dict.fromkeys(referenced):
+        if not agent_id.replace("-", "").replace("_", "").isalnum():  # transcript data, not a path
+            continue
+        for candidate in (subagents / f"agent-{agent_id}.jsonl", project / f"agent-{agent_id}.jsonl"):
+            if candidate.is_file():
+                files.append(candidate)
+                break
+    if sweep:
+        others = [Path(d, n) for d, _, names in os.walk(subagents) for n in names
+                  if n.startswith("agent-") and n.endswith(".jsonl")]
+        others += _old_layout_files(project, stem)
+        chosen = set(files)
+        files += [p for p in sorted(others) if p not in chosen]
+    return files
+
+
+def _old_layout_files(project: Path, session_id: str) -> list[Path]:
+    """Old-layout `agent-*.jsonl` beside the sessions whose first record names this session."""
+    try:
+        with os.scandir(project) as listing:
+            entries = [e.path for e in listing if e.name.startswith("agent-") and e.name.endswith(".jsonl")]
+    except OSError:
+        return []
+    matches = []
+    for name in entries:
+        try:
+            with open(name, "rb") as f:
+                first = f.readline(1 << 20)
+            record = json.loads(first)
+        except (OSError, ValueError, RecursionError):  # unreadable or not JSON: not provably ours
+            continue
+        if isinstance(record, dict) and record.get("sessionId") == session_id:
+            matches.append(Path(name))
+    return matches
+
+
+def _parse(path: Path, start: int, *, sidechain: bool) -> tuple[RecordParser, JsonlRange]:
+    """Feed the records of `path` from byte `start` to a parser."""
+    parser = RecordParser(sidechain=sidechain)
+    with open(path, "rb") as f:
+        records = JsonlRange(f, start)
+        for record in records:
+            parser.feed(record)
+    return parser, records
+
+
+def _fold(transcript: Transcript, sub_path: Path) -> None:
+    """Append a subagent file's turns to the transcript, unless it is start-up warm-up noise."""
+    try:
+        parser, records = _parse(sub_path, 0, sidechain=True)
+    except OSError:  # a subagent file that vanished does not make the session unreadable
+        return
+    turns = parser.finish()
+    if len(turns) <= 2 and turns and turns[0].role == "user" and turns[0].text.strip() == WARMUP:
+        return
+    transcript.turns.extend(turns)
+    transcript.subagents += 1
+    transcript.bad_lines += records.bad_lines
+    transcript.injected += parser.injected

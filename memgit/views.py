@@ -1,0 +1,160 @@
+"""Read-only verbs behind `status`, `log` and `show`: they return values and never print."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from . import ledger as ledger_mod
+from .config import Config
+from .errors import MemgitError, NotARepo
+from .ledger import parse_subject, parse_trailers
+from .sources import claude_code
+from .sync import SyncOptions, eligible, select
+
+
+def _iso(ts: float | int | None) -> str | None:
+    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if ts else None
+
+
+def open_repo(cfg: Config):
+    """Open the memory repo, or say how to create one.
+
+    Raises:
+        NotARepo: there is no memory repository at the configured path.
+    """
+    from .repo import MemoryRepo
+
+    if not (cfg.repo_path / ".git").exists():
+        raise NotARepo(f"no memory repository at {cfg.repo_path}; run `memgit init` or `memgit sync` to create it")
+    return MemoryRepo.open(cfg.repo_path, author=cfg.author)
+
+
+@dataclass(slots=True)
+class ProjectStatus:
+    project_dir: str  # the folder under ~/.claude/projects
+    branches: list[str] = field(default_factory=list)
+    on_disk: int = 0
+    processed: int = 0
+    pending: int = 0  # eligible now and not yet (fully) read
+    waiting: int = 0  # not yet read, but still active or outside the age window
+    failed: int = 0
+    last_sync: str | None = None
+
+
+def status(cfg: Config, *, now: float | None = None) -> dict:
+    """Per project: transcripts on disk, processed, pending, failed, last sync; and the repo path."""
+    now = time.time() if now is None else now
+    with open_repo(cfg) as repo:
+        led = ledger_mod.load(repo, cfg.state_dir)
+        branches = sorted(repo.branches())
+    files = claude_code.discover(claude_code.projects_dir(cfg.claude_root))
+    pending = {w.file.session_id for w in select(files, led, cfg, SyncOptions(), now=now)}
+    failed = led.failed()
+    projects: dict[str, ProjectStatus] = {}
+    for file in files:
+        key = f"{claude_code.AGENT}/{file.session_id}"
+        row = projects.setdefault(file.project_dir, ProjectStatus(file.project_dir))
+        row.on_disk += 1
+        last = led.last(key)
+        if last:
+            row.processed += 1
+            if last.branch not in row.branches:
+                row.branches.append(last.branch)
+            row.last_sync = max(filter(None, [row.last_sync, _iso(last.time)]), default=None)
+        if key in failed:
+            row.failed += 1
+        if file.session_id in pending:
+            row.pending += 1
+        elif file.size > led.processed_end(key) and not eligible(
+            file, now=now, min_idle_minutes=cfg.min_idle_minutes, max_age_days=cfg.max_age_days
+        ):
+            row.waiting += 1
+    rows = sorted(projects.values(), key=lambda r: r.project_dir)
+    return {
+        "repo": str(cfg.repo_path),
+        "transcripts": str(claude_code.projects_dir(cfg.claude_root)),
+        "branches": branches,
+        "projects": [_row(r) for r in rows],
+        "totals": {k: sum(getattr(r, k) for r in rows) for k in ("on_disk", "processed", "pending", "waiting", "failed")},
+    }
+
+
+def _row(r: ProjectStatus) -> dict:
+    return {"project_dir": r.project_dir, "branches": r.branches, "on_disk": r.on_disk, "processed": r.processed,
+            "pending": r.pending, "waiting": r.waiting, "failed": r.failed, "last_sync": r.last_sync}
+
+
+def log(cfg: Config, *, project: str | None = None, limit: int = 20) -> list[dict]:
+    """memgit's commits across branches (or one project's), newest first."""
+    with open_repo(cfg) as repo:
+        heads = repo.branches()
+        if project:
+            wanted = {b for b in heads if b in (project, f"projects/{project}")}
+            if not wanted:
+                raise MemgitError(f"no project branch {project!r}; branches: {', '.join(sorted(heads))}")
+            heads = {b: heads[b] for b in wanted}
+        seen: dict[str, dict] = {}
+        for branch, head in heads.items():
+            for info in repo.walk(head, limit=limit * 4 + 50):
+                if info.sha in seen:
+                    continue
+                subject = parse_subject(info.message)
+                trailers = parse_trailers(info.message)
+                seen[info.sha] = {
+                    "sha": info.sha, "branch": branch, "time": _iso(info.time),
+                    "kind": subject[0] if subject else "other",
+                    "subject": info.message.split("\n", 1)[0],
+                    "session": (trailers.get("Memgit-Session") or [None])[0],
+                    "range": (trailers.get("Memgit-Range") or [None])[0],
+                    "outcome": (trailers.get("Memgit-Outcome") or [None])[0],
+                    "reason": (trailers.get("Memgit-Reason") or [None])[0],
+                    "_t": info.time,
+                }
+    rows = sorted(seen.values(), key=lambda r: r["_t"], reverse=True)[:limit]
+    for r in rows:
+        del r["_t"]
+    return rows
+
+
+def show(cfg: Config, what: str) -> dict:
+    """A session's note (by session id prefix) or a file (by path, or branch:path).
+
+    Raises:
+        MemgitError: nothing matches, or a session prefix matches several sessions.
+    """
+    with open_repo(cfg) as repo:
+        branches = repo.branches()
+        if ":" in what and what.split(":", 1)[0] in branches:
+            branch, path = what.split(":", 1)
+            return _file(repo, branch, path)
+        if what.endswith(".md") or ("/" in what and not what.startswith("claude-code/")):
+            order = sorted(branches, key=lambda b: (b != repo.checked_out(), b))
+            for branch in order:
+                if repo.read(branch, what) is not None:
+                    return _file(repo, branch, what)
+            raise MemgitError(f"no file {what!r} on any branch")
+        led = ledger_mod.load(repo, cfg.state_dir)
+        matches = led.find_sessions(what)
+        if not matches:
+            raise MemgitError(f"no session matches {what!r}; `memgit log` lists the sessions read")
+        if len(matches) > 1:
+            raise MemgitError(f"{what!r} matches {len(matches)} sessions: {', '.join(matches[:5])}; give more of the id")
+        session = matches[0]
+        entries = [{
+            "kind": e.kind, "branch": e.branch, "range": f"{e.start}-{e.end}", "outcome": e.outcome,
+            "reason": e.reason, "sha": e.sha, "reverted": led.is_reverted(e.sha),
+        } for e in led.by_session[session]]
+        note = led.note_of(session)
+        content = repo.read(note.branch, note.note) if note else None
+        return {"session": session, "entries": entries,
+                "branch": note.branch if note else None, "path": note.note if note else None,
+                "content": content.decode("utf-8", "replace") if content is not None else None}
+
+
+def _file(repo, branch: str, path: str) -> dict:
+    data = repo.read(branch, path)
+    if data is None:
+        raise MemgitError(f"no file {path!r} on branch {branch}")
+    return {"branch": branch, "path": path, "content": data.decode("utf-8", "replace")}

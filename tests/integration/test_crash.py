@@ -1,0 +1,92 @@
+"""kill -9 at random points: the repo stays valid and the next sync converges to the same memory."""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from memgit.synthetic import SessionWriter, session_id
+from tests.conftest import age, fsck, git, ledger_commits
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write_sessions(projects: Path, n: int = 12) -> None:
+    for i in range(n):
+        cwd = f"/home/demo/dev/{['pinion', 'lantern', 'quill'][i % 3]}"
+        w = SessionWriter(session_id(f"crash-{i}"), cwd)
+        w.user(f"Task {i}: make the importer handle empty rows. Always use pathlib, never os.path.")
+        w.bash("uv run pytest -x tests/", "E   AssertionError: empty row\nFAILED tests/test_import.py", error=True)
+        w.edit(f"{cwd}/src/importer.py", "rows = read()", "rows = [r for r in read() if r]")
+        w.bash("uv run pytest -x tests/", f"{10 + i} passed in 0.5s")
+        w.user("Thanks, that works.")
+        age(w.write(projects), 7200 - i)
+
+
+def memgit_env(home: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "XDG_"))}
+    env.update(HOME=str(home), XDG_DATA_HOME=str(home / "data"), XDG_CONFIG_HOME=str(home / "config"),
+               GIT_CONFIG_NOSYSTEM="1", PYTHONPATH=str(ROOT))
+    return env
+
+
+def sync(home: Path, *, kill_after: float | None = None) -> int | None:
+    proc = subprocess.Popen([sys.executable, "-m", "memgit.cli", "sync"], env=memgit_env(home),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if kill_after is None:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err.decode()
+        return 0
+    time.sleep(kill_after)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    return proc.returncode
+
+
+def memory_state(repo: Path) -> tuple:
+    """What the memory holds: every branch's tree, and each session's ranges and outcomes."""
+    trees = {}
+    for line in git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads").split():
+        trees[line] = git(repo, "ls-tree", "-r", line)
+    ranges = sorted((r["session"], r["kind"], r["range"]) for r in ledger_commits(repo))
+    return trees, ranges
+
+
+def test_killing_sync_twenty_times_converges_to_an_uninterrupted_run(tmp_path):
+    calm, crashy, empty = tmp_path / "calm", tmp_path / "crashy", tmp_path / "empty"
+    for home in (calm, crashy):
+        write_sessions(home / ".claude" / "projects", n=120)
+    (empty / ".claude" / "projects").mkdir(parents=True)
+
+    started = time.monotonic()
+    sync(empty)
+    startup = time.monotonic() - started  # interpreter, imports, repo creation
+    started = time.monotonic()
+    sync(calm)
+    work = max(time.monotonic() - started - startup, 0.05)
+
+    rng = random.Random(20261121)
+    progress = []
+    for _ in range(20):
+        # Aim inside the work: each run gets killed after a little of what is left.
+        sync(crashy, kill_after=startup * 0.8 + rng.uniform(0, work * 0.12))
+        repo = crashy / "data" / "memgit"
+        if (repo / ".git").exists():
+            fsck(repo)
+            progress.append(len(ledger_commits(repo)))
+    sync(crashy)
+
+    total = len(ledger_commits(calm / "data" / "memgit"))
+    interrupted = [n for n in progress if n < total]
+    assert len(interrupted) >= 10, f"kills did not land inside the work: {progress} of {total}"
+
+    calm_repo, crashy_repo = calm / "data" / "memgit", crashy / "data" / "memgit"
+    fsck(crashy_repo)
+    calm_trees, calm_ranges = memory_state(calm_repo)
+    crashy_trees, crashy_ranges = memory_state(crashy_repo)
+    assert crashy_ranges == calm_ranges  # same sessions, same ranges: nothing extracted twice
+    assert crashy_trees == calm_trees  # same notes, byte for byte
+    assert git(crashy_repo, "status", "--porcelain") == ""
