@@ -23,6 +23,13 @@ class Config:
     include_projects: tuple[str, ...] = ()
     exclude_projects: tuple[str, ...] = ()
     extra_redact_patterns: tuple[str, ...] = ()
+    extract_model: str = "heuristic"  # or a litellm model string
+    consolidate_model: str = "heuristic"
+    api_base: str | None = None
+    concurrency: int = 4
+    max_input_tokens: int = 60_000
+    timeout: float = 120.0
+    summary_tokens: int = 2_500
     config_file: Path | None = None
     config_dir: Path = field(default=Path("~/.config/memgit").expanduser())
 
@@ -63,6 +70,9 @@ def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) 
     repo = data.get("repo", {})
     sources = data.get("sources", {})
     redact = data.get("redact", {})
+    extract = data.get("extract", {})
+    consolidate = data.get("consolidate", {})
+    context = data.get("context", {})
     home = Path(env.get("HOME", str(Path.home())))
 
     path = (
@@ -82,6 +92,14 @@ def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) 
             include_projects=tuple(sources.get("include", ())),
             exclude_projects=tuple(sources.get("exclude", ())),
             extra_redact_patterns=tuple(redact.get("extra_patterns", ())),
+            extract_model=str(env.get("MEMGIT_MODEL") or extract.get("model") or "heuristic"),
+            consolidate_model=str(env.get("MEMGIT_CONSOLIDATE_MODEL") or consolidate.get("model")
+                                  or env.get("MEMGIT_MODEL") or extract.get("model") or "heuristic"),
+            api_base=env.get("MEMGIT_API_BASE") or extract.get("api_base") or None,
+            concurrency=int(env.get("MEMGIT_CONCURRENCY", extract.get("concurrency", 4))),
+            max_input_tokens=int(extract.get("max_input_tokens", 60_000)),
+            timeout=float(extract.get("timeout", 120)),
+            summary_tokens=int(context.get("summary_tokens", 2_500)),
             config_file=cfile if cfile.is_file() else None,
             config_dir=cdir,
         )

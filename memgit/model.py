@@ -119,3 +119,17 @@ class Extraction:
     reason: str = ""  # why nothing was kept (a skip), or a short comment
     tokens: int = 0
     cost: float | None = None
+    prompt: str = ""  # hash of the prompt used (LLM extractors)
+
+
+@dataclass(slots=True)
+class Consolidation:
+    """What a consolidator made of a scope's notes: MEMORY.md, the injected summary and skills."""
+
+    memory_md: str
+    summary_md: str
+    skills: dict[str, str] = field(default_factory=dict)  # skill name -> SKILL.md text
+    consolidator: str = "heuristic/1"
+    tokens: int = 0
+    cost: float | None = None
+    prompt: str = ""

@@ -210,11 +210,16 @@ class _Run:
         self.repo, self.cfg, self.ledger = repo, cfg, ledger
         self.extract, self.extractor_name = extract, extractor_name
         self.commits = 0
-        self.projects = [
-            scopes.parse_project_md(text.decode("utf-8", "replace"), branch)
-            for branch in repo.branches()
-            if branch.startswith("projects/") and (text := repo.read(branch, "PROJECT.md")) is not None
-        ]
+        self.projects = []
+        for branch in repo.branches():
+            text = repo.read(branch, "PROJECT.md") if branch.startswith("projects/") else None
+            if text is None:
+                continue
+            try:
+                self.projects.append(scopes.parse_project_md(text.decode("utf-8", "replace"), branch))
+            except ValueError as e:  # a person's edit broke it: guessing could file sessions under the wrong project
+                raise MemgitError(f"PROJECT.md on {branch} is not valid ({e}); fix it on that branch "
+                                  f"(git switch {branch}) and run sync again") from e
 
     def project_for(self, cwd: str | None) -> tuple[str, str, str]:
         """Return (branch, project name, scope label) for a session's cwd; main when unknown."""
