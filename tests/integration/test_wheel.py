@@ -1,0 +1,41 @@
+"""The built wheel carries prompts/, templates/ and hooks/: `memgit demo` works from an installed wheel."""
+
+import site
+import subprocess
+import sys
+import sysconfig
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_wheel_installs_and_runs_demo_outside_the_source_tree(tmp_path):
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(dist)], check=True, capture_output=True)
+    [wheel] = dist.glob("memgit-*.whl")
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    python = env_dir / "bin" / "python"
+    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    # Install the wheel alone into the fresh venv (pip of this interpreter, --target its site-packages);
+    # its dependencies come from this environment, appended after the venv's own site-packages so the
+    # wheel's memgit, not the source tree's, is the one imported.
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", purelib, str(wheel)],
+                   check=True, capture_output=True)
+    outer = [p for p in site.getsitepackages() + [sysconfig.get_paths()["purelib"]] if Path(p).is_dir()]
+    (Path(purelib) / "outer-deps.pth").write_text("\n".join(dict.fromkeys(outer)) + "\n")
+
+    where = subprocess.run([python, "-c", "import memgit, memgit.resources as r; print(memgit.__file__); "
+                            "print(r.data_dir('templates'))"], capture_output=True, text=True, check=True,
+                           cwd=tmp_path).stdout.split()
+    assert where[0].startswith(purelib) and where[1].startswith(purelib), where
+    demo = subprocess.run([python, "-m", "memgit.cli", "demo", "--keep", str(tmp_path / "demo")],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert demo.returncode == 0, demo.stderr
+    assert "## Learnings" in demo.stdout and "extract(" in demo.stdout
+    readme = subprocess.run(["git", "-C", str(tmp_path / "demo" / "memory"), "show", "main:README.md"],
+                            capture_output=True, text=True, check=True).stdout
+    assert "Memory repository (memgit)" in readme
