@@ -267,7 +267,9 @@ def identify(cwd: str) -> Identity:
     directory in no repository (or gone), the path after the worktree layout heuristics, which is
     upgraded to the repository's identity when that path is a live repository's root.
     """
-    path = os.path.abspath(cwd)
+    if not os.path.isabs(cwd):  # a sanitised or odd transcript: never resolve against memgit's own cwd
+        return identity_from_path(cwd)
+    path = os.path.normpath(cwd)
     if os.path.isdir(path) and (location := find_git(Path(path))):
         return _git_identity(location)
     guess = identity_from_path(path)

@@ -96,7 +96,7 @@ def log(cfg: Config, *, project: str | None = None, limit: int = 20) -> list[dic
                 raise MemgitError(f"no project branch {project!r}; branches: {', '.join(sorted(heads))}")
             heads = {b: heads[b] for b in wanted}
         seen: dict[str, dict] = {}
-        for branch, head in heads.items():
+        for branch, head in sorted(heads.items(), key=lambda kv: (kv[0] != "main", kv[0])):  # root -> main
             for info in repo.walk(head, limit=limit * 4 + 50):
                 if info.sha in seen:
                     continue

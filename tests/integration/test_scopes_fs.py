@@ -138,3 +138,11 @@ def test_gone_subfolder_of_a_known_repo_resolves_to_its_project(tmp_path):
     gone = identify(str(repo / "build" / "tmp"))
     assert gone.key == str(repo / "build" / "tmp") and not gone.in_repo
     assert resolve(gone, [project]) is project
+
+
+def test_a_relative_cwd_is_never_resolved_against_memgits_own_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-experiments" / "worktrees").mkdir(parents=True)
+    identity = identify("-experiments/worktrees")
+    assert identity.path == "-experiments/worktrees" and identity.key == "-experiments/worktrees"
+    assert str(tmp_path) not in identity.key
