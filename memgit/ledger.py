@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .repo import CommitInfo, MemoryRepo
 
 LEDGER_KINDS = ("extract", "skip", "fail")
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 _SUBJECT = re.compile(r"^(?P<kind>[a-z]+)\((?P<scope>[^)]*)\): (?P<what>.*)$")
 _TRAILER = re.compile(r"^(?P<key>[A-Za-z0-9][A-Za-z0-9-]*): (?P<value>.*)$")
 _GIT_REVERT = re.compile(r"This reverts commit (?P<sha>[0-9a-f]{40})")
@@ -122,7 +122,9 @@ class Ledger:
 
     def __post_init__(self) -> None:
         unique = {e.sha: e for e in self.entries}  # a commit reached from two branches counts once
-        self.entries = sorted(unique.values(), key=lambda e: (e.time, e.end))
+        # Entries arrive oldest first per branch; the sort is stable, so commits made in the same
+        # second keep their history order (a retry stays after the failure it retried).
+        self.entries = sorted(unique.values(), key=lambda e: e.time)
         self.by_session = {}
         for entry in self.entries:
             self.by_session.setdefault(entry.session, []).append(entry)
@@ -138,7 +140,10 @@ class Ledger:
 
     def last(self, session: str) -> Entry | None:
         entries = self.by_session.get(session)
-        return max(entries, key=lambda e: (e.end, e.time)) if entries else None
+        if not entries:
+            return None
+        top = max(e.end for e in entries)
+        return [e for e in entries if e.end == top][-1]
 
     def failed(self) -> dict[str, Entry]:
         """Sessions whose latest range failed (retried by `sync --retry-failed`)."""
@@ -191,8 +196,9 @@ def _write_cache(state_dir: Path, data: dict) -> None:
 
 
 def _scan(commits: Iterable[CommitInfo], branch: str) -> tuple[list[dict], list[list[str]]]:
+    """Read ledger entries and reverts from commits given newest first; return them oldest first."""
     entries, reverts = [], []
-    for info in commits:
+    for info in reversed(list(commits)):
         entry = entry_from_commit(info, branch)
         if entry:
             entries.append(asdict(entry))

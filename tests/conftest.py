@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent  # the project checkout
 SHARED = ROOT.parent / "shared"
 FIXTURES = SHARED / "fixtures" / "transcripts"
 CLAUDE_FIXTURES = FIXTURES / "claude"
