@@ -1,6 +1,6 @@
 """Project identity from a session's cwd, the `projects/<slug>` branch it maps to, and PROJECT.md.
 
-Everything here is pure except `find_git` and `identify`, which read a few files under `.git`
+Everything here is pure except `identify`, which reads a few files under `.git` (memgit.gitfiles)
 (never a subprocess: `identify` runs in the session-start hook). python-frontmatter is imported
 lazily for the same reason.
 
@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from .gitfiles import GitLocation, find_git, git_config_value, main_worktree, read_text
 
 BRANCH_PREFIX = "projects/"
 DEFAULT_SLUG = "project"
@@ -72,15 +73,6 @@ class Project:
         object.__setattr__(self, "remotes", tuple(self.remotes))
         object.__setattr__(self, "paths", tuple(self.paths))
         object.__setattr__(self, "body", self.body.strip())
-
-
-@dataclass(frozen=True, slots=True)
-class GitLocation:
-    """Where the git repository holding a directory keeps its files."""
-
-    worktree: Path  # top of the worktree holding the directory
-    git_dir: Path  # that worktree's git dir (`.git`, or `.git/worktrees/<name>` when linked)
-    common_dir: Path  # the git dir shared by all worktrees (holds `config`)
 
 
 # --- remotes -------------------------------------------------------------------------------
@@ -139,125 +131,7 @@ def _local_remote(path: str) -> str:
     return lead + "/".join(_path_parts(os.path.normpath(path).replace(os.sep, "/")))
 
 
-# --- git config ----------------------------------------------------------------------------
-
-_SECTION = re.compile(r'\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
-_KEY = re.compile(r"([A-Za-z][A-Za-z0-9-]*)\s*(=|$|[#;])")
-_ESCAPES = {"n": "\n", "t": "\t", "b": "\b"}
-
-
-def git_config_value(text: str, section: str, subsection: str | None, key: str) -> str | None:
-    """Return the first value of `section.subsection.key` in git config text, or None."""
-    wanted = (section.lower(), subsection, key.lower())
-    for found_section, found_subsection, found_key, value in _config_entries(text):
-        if (found_section, found_subsection, found_key) == wanted:
-            return value
-    return None
-
-
-def _config_entries(text: str) -> Iterator[tuple[str, str | None, str, str]]:
-    """Yield (section, subsection, key, value) from git config text; unparsable lines are skipped."""
-    lines = iter(text.splitlines())
-    section: str | None = None
-    subsection: str | None = None
-    for line in lines:
-        rest = line.strip()
-        if rest.startswith("["):
-            m = _SECTION.match(rest)
-            if not m:
-                section = None
-                continue
-            section, subsection = m[1].lower(), m[2]
-            if subsection is not None:
-                subsection = re.sub(r"\\(.)", r"\1", subsection)
-            elif "." in section:  # deprecated [remote.origin]
-                section, _, subsection = section.partition(".")
-            rest = rest[m.end() :].strip()
-        if not rest or rest[0] in "#;" or section is None:
-            continue
-        m = _KEY.match(rest)
-        if not m:
-            continue
-        if m[2] != "=":  # a bare key means true
-            yield section, subsection, m[1].lower(), "true"
-            continue
-        yield section, subsection, m[1].lower(), _config_value(rest[m.end() :], lines)
-
-
-def _config_value(raw: str, lines: Iterator[str]) -> str:
-    """Unquote one value: escapes, quotes, comments, trailing-backslash continuation lines."""
-    out: list[str] = []
-    keep = 0  # length of `out` without the trailing unquoted whitespace
-    quoted = False
-    line = raw.lstrip()
-    while True:
-        i, continued = 0, False
-        while i < len(line):
-            c = line[i]
-            if c == "\\":
-                if i + 1 == len(line):
-                    continued = True
-                    break
-                out.append(_ESCAPES.get(line[i + 1], line[i + 1]))
-                keep, i = len(out), i + 2
-                continue
-            if c == '"':
-                quoted, keep = not quoted, len(out)
-            elif not quoted and c in "#;":
-                break
-            else:
-                out.append(c)
-                if quoted or not c.isspace():
-                    keep = len(out)
-            i += 1
-        if not continued:
-            break
-        line = next(lines, "")
-    return "".join(out[:keep])
-
-
-# --- the filesystem edge -------------------------------------------------------------------
-
-
-def find_git(start: Path) -> GitLocation | None:
-    """Find the git repository holding `start` by walking up to a `.git` dir or gitfile.
-
-    Returns:
-        Where the repository keeps its files, or None when `start` is in no repository or its
-        `.git` file points nowhere.
-    """
-    for directory in (start, *start.parents):
-        dotgit = directory / ".git"
-        try:
-            mode = os.stat(dotgit).st_mode
-        except OSError:
-            continue
-        if stat.S_ISDIR(mode):
-            if os.path.isfile(dotgit / "HEAD"):
-                return GitLocation(directory, dotgit, dotgit)
-            continue  # not a git dir (git walks on too)
-        git_dir = _read_gitfile(dotgit)
-        if git_dir is None:
-            return None
-        common = _read_text(git_dir / "commondir")
-        common_dir = Path(os.path.normpath(git_dir / common.strip())) if common else git_dir
-        return GitLocation(directory, git_dir, common_dir)
-    return None
-
-
-def _read_gitfile(dotgit: Path) -> Path | None:
-    text = _read_text(dotgit)
-    if not text or not text.startswith("gitdir:"):
-        return None
-    git_dir = Path(os.path.normpath(dotgit.parent / text[len("gitdir:") :].strip()))
-    return git_dir if git_dir.is_dir() else None
-
-
-def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
+# --- the filesystem edge: identify -------------------------------------------------------------------
 
 
 def identify(cwd: str) -> Identity:
@@ -281,26 +155,12 @@ def identify(cwd: str) -> Identity:
 
 
 def _git_identity(location: GitLocation) -> Identity:
-    config = _read_text(location.common_dir / "config") or ""
+    config = read_text(location.common_dir / "config") or ""
     url = git_config_value(config, "remote", "origin", "url")
     remote = normalise_remote(url) if url and url.strip() else None
-    path = str(_main_worktree(location, config))
+    path = str(main_worktree(location, config))
     key = remote or path
     return Identity(key=key, remote=remote, path=path, name=_last_part(key), in_repo=True)
-
-
-def _main_worktree(location: GitLocation, config: str) -> Path:
-    common = location.common_dir
-    if common.name == ".git":
-        return common.parent
-    worktree = git_config_value(config, "core", None, "worktree")
-    if worktree:  # a submodule's git dir under .git/modules/ names its worktree
-        return Path(os.path.normpath(common / worktree))
-    if location.git_dir == common:  # a gitfile pointing straight at a repo
-        return location.worktree
-    if common.name.startswith("."):  # <repo>/.bare with linked worktrees beside it
-        return common.parent
-    return common  # a worktree of a bare repo: the bare repo is the project
 
 
 # --- pure identity, matching, naming -------------------------------------------------------
