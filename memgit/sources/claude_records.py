@@ -245,6 +245,8 @@ def _tool_output(content: Any) -> str:
         return ""
     if "<system-reminder>" in content:
         content = _strip_tags(content, ("system-reminder",))
+    if MEMGIT_MARKER in content:  # `memgit context` run by the agent: our own memory, not evidence
+        content = _strip_tags(content, ("memgit-context",))
     return _trim(content.strip(), OUTPUT_HEAD, OUTPUT_TAIL)
 
 

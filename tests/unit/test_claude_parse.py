@@ -496,3 +496,16 @@ def test_peek_cwd_reads_only_the_head(tmp_path):
     assert peek_cwd(path, max_records=5) is None
     assert peek_cwd(tmp_path / "missing.jsonl") is None
     assert AGENT == "claude-code"
+
+
+def test_memgit_context_printed_by_a_tool_is_dropped_from_its_output(tmp_path):
+    from memgit.synthetic import SessionWriter
+
+    w = SessionWriter("f00dcafe-0000-4000-8000-000000000001", "/home/u/dev/app")
+    w.user("What does memgit know about this project?")
+    w.bash("memgit context", '<memgit-context source="memgit" kind="reference-data">\n'
+           "- [preference] Never use tabs.\n</memgit-context>\n(1,234 characters)")
+    path = w.write(tmp_path)
+    transcript = read_transcript(path)
+    [call] = [c for t in transcript.turns for c in t.tool_calls]
+    assert "Never use tabs" not in call.output and "(1,234 characters)" in call.output
