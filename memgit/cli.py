@@ -94,38 +94,78 @@ def init(path: str | None, as_json: bool) -> None:
 @click.option("--redo", metavar="SESSION", help="Read this session again from its start.")
 @click.option("--retry-failed", is_flag=True, help="Read again the sessions whose last attempt failed.")
 @click.option("--wait/--no-wait", default=True, help="Wait for a sync already running (default) or stop.")
+@click.option("--model", metavar="MODEL", help="Extract and consolidate with this litellm model "
+              "(e.g. anthropic/claude-haiku-4-5, ollama_chat/llama3.1) instead of the offline heuristic.")
+@click.option("--api-base", metavar="URL", help="The model's server (a local or OpenAI-compatible one).")
 @repo_option
 @json_option
-def sync(project, session, all_, dry_run, max_sessions, redo, retry_failed, wait, repo_path, as_json) -> None:
+def sync(project, session, all_, dry_run, max_sessions, redo, retry_failed, wait, model, api_base, repo_path,
+         as_json) -> None:
     """Read new transcripts into the memory repository, one commit per session.
 
-    Example: memgit sync --project pinion --dry-run
+    Example: memgit sync --project pinion --dry-run --model anthropic/claude-haiku-4-5
     """
     from . import sync as sync_mod
     from .progress import Progress
 
     opts = sync_mod.SyncOptions(project, session, all_, dry_run, max_sessions, redo, retry_failed, wait)
+    cfg = sync_mod.with_model(_config(repo_path), model, api_base)
     with Progress(enabled=not as_json) as progress:
-        result = sync_mod.run(_config(repo_path), opts, on_wait=progress.waiting, on_progress=progress.update)
+        result = sync_mod.run(cfg, opts, on_wait=progress.waiting, on_progress=progress.update)
     _emit(as_json, {"ok": True, **result.summary(), "waited": progress.waited,
                     "sessions": [asdict(r) for r in result.results]},
           _sync_text(result))
+
+
+def _usd(cost) -> str:
+    return f", ~${cost:.4f}" if cost is not None else ", cost unknown (model not in litellm's price map)"
 
 
 def _sync_text(result) -> str:
     lines = []
     for r in result.results:
         if r.kind == "planned":
-            lines.append(f"would read {r.session}  {r.project}  bytes {r.start}-{r.end}  ({r.reason})")
+            lines.append(f"would read {r.session}  {r.project}  bytes {r.start}-{r.end}  ({r.reason})"
+                         + (f"  ~{r.tokens:,} tokens{_usd(r.cost)}" if r.tokens else ""))
         elif r.kind == "fail":
             lines.append(f"failed {r.session}: {r.reason}")
     s = result.summary()
     if result.dry_run:
         lines.append(f"{len(result.results)} session(s) would be read (dry run; nothing committed)")
+        if s.get("tokens"):
+            lines.append(f"{result.extractor} would be sent ~{s['tokens']:,} tokens{_usd(s['cost'])} "
+                         "(estimate; output tokens guessed)")
     else:
+        if result.consolidated:
+            lines.append("consolidated " + ", ".join(c.branch for c in result.consolidated))
+        if result.consolidation_error:
+            lines.append(f"consolidation failed (the sessions are recorded; the next sync retries): "
+                         f"{result.consolidation_error}")
         lines.append(f"read {s['read']}, extracted {s['extracted']}, skipped {s['skipped']}, "
                      f"failed {s['failed']}, commits {s['commits']}  ({s['repo']})")
     return "\n".join(lines)
+
+
+@cli.command()
+@click.option("--project", help="Only this project (branch slug, projects/<slug> or its PROJECT.md name).")
+@click.option("--global", "global_", is_flag=True, help="Main's cross-project memory (alone: only that).")
+@click.option("--force", is_flag=True, help="Consolidate even scopes with nothing new (a changed budget, say).")
+@click.option("--wait/--no-wait", default=True, help="Wait for a sync already running (default) or stop.")
+@repo_option
+@json_option
+def consolidate(project, global_, force, wait, repo_path, as_json) -> None:
+    """Rewrite MEMORY.md, memory_summary.md and skills/ of the scopes with new notes.
+
+    Example: memgit consolidate --project pinion --global
+    """
+    from . import consolidation
+
+    results = consolidation.consolidate(_config(repo_path), project=project, global_=global_, force=force, wait=wait)
+    lines = [f"{r.sha[:8]} consolidate({r.scope}): {r.notes} notes, {r.learnings} learnings, summary "
+             f"{r.summary_tokens} tokens{', skills: ' + ', '.join(r.skills) if r.skills else ''}"
+             + (f" ({r.fallback})" if r.fallback else "") for r in results]
+    _emit(as_json, {"ok": True, "commits": [asdict(r) for r in results]},
+          "\n".join(lines) or "nothing to consolidate: every scope is up to date")
 
 
 @cli.command()
@@ -196,6 +236,155 @@ def demo(keep, as_json) -> None:
 
     data = run_demo(keep)
     _emit(as_json, {"ok": True, **data}, data["text"])
+
+
+# ---- Claude Code integration: hooks, context, install (memgit.hook, memgit.context, memgit.install)
+
+
+@cli.group()
+def hook() -> None:
+    """Claude Code hook entry points: Claude Code runs them, `memgit install` registers them.
+
+    Each reads the hook's JSON on stdin and exits 0 whatever happens; failures go to
+    .git/memgit/hook.log. `memgit context` shows what session-start would print.
+
+    \b
+    Example:
+      echo '{"session_id":"0b1d","cwd":"'"$PWD"'","source":"startup"}' | memgit hook session-start
+    """
+
+
+@hook.command("session-start")
+def hook_session_start() -> None:
+    """Print this cwd's memory as SessionStart JSON; sync waiting sessions in the background.
+
+    Example: memgit hook session-start < tests/data/hooks/session-start-startup.json
+    """
+    from . import hook as hook_mod
+
+    hook_mod.main(["session-start"])
+
+
+@hook.command("session-end")
+def hook_session_end() -> None:
+    """Start a detached `memgit sync --session ID` for the session that ended; return at once.
+
+    Example: memgit hook session-end < tests/data/hooks/session-end.json
+    """
+    from . import hook as hook_mod
+
+    hook_mod.main(["session-end"])
+
+
+@hook.command("pre-compact")
+def hook_pre_compact() -> None:
+    """Start a detached `memgit sync --session ID` before compaction; never block it.
+
+    Example: memgit hook pre-compact < tests/data/hooks/pre-compact.json
+    """
+    from . import hook as hook_mod
+
+    hook_mod.main(["pre-compact"])
+
+
+@cli.command("context")
+@click.option("--cwd", type=click.Path(file_okay=False), default=None, help="Where the session starts (default: here).")
+@repo_option
+@json_option
+def context_cmd(cwd, repo_path, as_json) -> None:
+    """Print what a Claude Code session started here would be told; its size goes to stderr.
+
+    Example: memgit context --cwd ~/dev/pinion --json
+    """
+    from . import context as context_mod
+
+    data = context_mod.preview(_config(repo_path), os.path.abspath(cwd or os.getcwd()))
+    if as_json:
+        _emit(True, {"ok": True, **data}, "")
+        return
+    if data["context"]:
+        click.echo(data["context"])
+    click.echo(_context_footer(data), err=True)
+
+
+def _context_footer(data: dict) -> str:
+    if data["reason"]:
+        return data["reason"]
+    where = (f"project {data['project']} (branch {data['branch']})" if data["branch"]
+             else "no project: global memory only")
+    waiting = f"; {data['pending']} session(s) waiting to be synced" if data["pending"] else ""
+    return f"{data['chars']:,} characters, ~{data['tokens']:,} tokens; {where}{waiting}; repo {data['repo']}"
+
+
+_settings_option = click.option("--settings", "settings_path", type=click.Path(dir_okay=False), default=None,
+                                help="The Claude Code settings file (default: ~/.claude/settings.json).")
+
+
+@cli.command()
+@_settings_option
+@click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
+@json_option
+def install(settings_path, dry_run, as_json) -> None:
+    """Add memgit's SessionStart, SessionEnd and PreCompact hooks to Claude Code's settings.
+
+    Example: memgit install --dry-run
+    """
+    from pathlib import Path
+
+    from . import install as install_mod
+
+    path = Path(settings_path) if settings_path else install_mod.default_settings(_config(None).claude_root)
+    result = install_mod.install(path, dry_run=dry_run)
+    _emit(as_json, {"ok": True, **result.as_dict()}, _settings_text(result))
+
+
+@cli.command()
+@_settings_option
+@click.option("--purge", is_flag=True, help="Also delete the memory repository (asks first).")
+@click.option("--yes", "-y", is_flag=True, help="With --purge: delete without asking.")
+@click.option("--dry-run", is_flag=True, help="Say what would change; write and delete nothing.")
+@repo_option
+@json_option
+def uninstall(settings_path, purge, yes, dry_run, repo_path, as_json) -> None:
+    """Remove memgit's hooks (and only them) from Claude Code's settings; --purge deletes the memory too.
+
+    Example: memgit uninstall --purge
+    """
+    from pathlib import Path
+
+    from . import install as install_mod
+
+    cfg = _config(repo_path)
+    path = Path(settings_path) if settings_path else install_mod.default_settings(cfg.claude_root)
+    result = install_mod.uninstall(path, dry_run=dry_run)
+    what = install_mod.describe_repo(cfg.repo_path) if purge else None
+    purged = bool(what) and not dry_run and (yes or click.confirm(f"Delete the memory repository {what}? "
+                                                                 "This cannot be undone", err=True))
+    if purged:
+        install_mod.purge(cfg.repo_path)
+    text = _settings_text(result)
+    if purge:
+        text += (f"\nDeleted the memory repository {what}." if purged else f"\nKept the memory repository {what}."
+                 if what else f"\nNo memory repository at {cfg.repo_path}; nothing to delete.")
+    _emit(as_json, {"ok": True, **result.as_dict(), "purged": str(cfg.repo_path) if purged else None}, text)
+
+
+def _settings_text(result) -> str:
+    if not result.changed:
+        lines = [f"memgit's hooks are already in {result.settings}; nothing changed." if result.action == "install"
+                 else f"No memgit hooks in {result.settings}; nothing changed."]
+    else:
+        lines = [f"{'Would change' if result.dry_run else 'Changed'} {result.settings}:",
+                 *(f"  {change}" for change in result.changes)]
+        if result.backup:
+            lines.append(f"Backup of the previous file: {result.backup}")
+        if result.dry_run:
+            lines.append("Dry run: nothing was written.")
+        elif result.action == "install":
+            lines.append("New Claude Code sessions start with memgit's memory; each session that ends is synced in "
+                         "the background. `memgit sync` reads the sessions you already have; `memgit context` "
+                         "shows what a session here is told.")
+    return "\n".join(lines + [f"Warning: {w}" for w in result.warnings])
 
 
 def main() -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
 import time
 import traceback
+from collections import deque
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from fnmatch import fnmatch
@@ -16,7 +18,7 @@ from typing import Callable
 from . import ledger as ledger_mod
 from . import notes, redact, scopes
 from .config import Config
-from .errors import MemgitError, SecretFound
+from .errors import LLMError, MemgitError, SecretFound
 from .ledger import Ledger, format_message
 from .model import Extraction, Learning, Note, Transcript
 from .sources import claude_code
@@ -24,6 +26,7 @@ from .sources.claude_code import SessionFile
 
 log = logging.getLogger("memgit.sync")
 MAIN = "main"
+UNREACHABLE_LIMIT = 3  # sessions in a row the model could not be reached for before the run stops calling it
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +53,7 @@ class Work:
 @dataclass(slots=True)
 class SessionResult:
     session: str
-    kind: str  # extract | skip | fail | none (nothing new) | planned (dry run)
+    kind: str  # extract | skip | fail | none (nothing new) | planned (dry run) | pending (not attempted)
     project: str = ""
     branch: str = ""
     start: int = 0
@@ -59,6 +62,8 @@ class SessionResult:
     note: str = ""
     sha: str = ""
     title: str = ""
+    tokens: int = 0  # sent and received by an LLM extractor (a dry run: the estimate of what would be sent)
+    cost: float | None = None  # USD, when the model's price is known
 
 
 @dataclass(slots=True)
@@ -67,6 +72,9 @@ class SyncResult:
     results: list[SessionResult] = field(default_factory=list)
     commits: int = 0
     dry_run: bool = False
+    extractor: str = ""
+    consolidated: list = field(default_factory=list)  # memgit.consolidation.ConsolidateResult
+    consolidation_error: str = ""
 
     def count(self, kind: str) -> int:
         return sum(1 for r in self.results if r.kind == kind)
@@ -79,8 +87,17 @@ class SyncResult:
         return {
             "repo": self.repo, "dry_run": self.dry_run, "read": self.read,
             "extracted": self.count("extract"), "skipped": self.count("skip"),
-            "failed": self.count("fail"), "commits": self.commits,
+            "failed": self.count("fail"), "pending": self.count("pending"), "commits": self.commits,
+            "extractor": self.extractor, "tokens": sum(r.tokens for r in self.results), "cost": self.cost,
+            "consolidated": [c.branch for c in self.consolidated],
+            **({"consolidation_error": self.consolidation_error} if self.consolidation_error else {}),
         }
+
+    @property
+    def cost(self) -> float | None:
+        """Total USD of the LLM calls (estimated in a dry run); None when no price is known."""
+        known = [r.cost for r in self.results if r.cost is not None]
+        return round(sum(known), 6) if known else None
 
 
 # ---- selection: pure ----------------------------------------------------------------------
@@ -203,14 +220,43 @@ def _sha256_range(path: Path, start: int, end: int) -> str:
     return digest.hexdigest()
 
 
+@dataclass(slots=True)
+class _Prepared:
+    """A session read, redacted and placed in its scope (main thread), ready for its extractor."""
+
+    work: Work
+    key: str
+    end: int
+    branch: str = MAIN
+    scope: str = MAIN
+    project: str = ""
+    transcript: Transcript | None = None
+    done: SessionResult | None = None  # decided without extraction: nothing new, or left pending
+    error: BaseException | None = None  # reading or placing failed: a `fail`
+
+    @property
+    def ready(self) -> bool:
+        return self.transcript is not None and self.done is None and self.error is None
+
+
+def _usage_trailers(extractor: str, prompt: str, tokens: int, cost: float | None) -> list:
+    """Memgit-Extractor, -Prompt, -Tokens and -Cost (only when known) of an extraction."""
+    return [("Memgit-Extractor", extractor), ("Memgit-Prompt", prompt or None), ("Memgit-Tokens", tokens),
+            ("Memgit-Cost", f"{cost:.6f}" if cost is not None else None)]
+
+
 class _Run:
-    """State of one sync run: the open repo, the ledger and the known projects."""
+    """State of one sync run: the open repo, the ledger, the known projects and the extractor."""
 
     def __init__(self, repo, cfg: Config, ledger: Ledger, extract, extractor_name: str):
         self.repo, self.cfg, self.ledger = repo, cfg, ledger
         self.extract, self.extractor_name = extract, extractor_name
         self.commits = 0
         self.projects = []
+        self.stop = ""  # why the model is not called again in this run (a missing or refused key, an outage)
+        self.stop_recorded = False  # the session that met it has its `fail` commit
+        self.unreachable = 0  # sessions in a row the model could not be reached for
+        self.halt = threading.Event()  # set by a worker on an auth failure: the others stop calling
         for branch in repo.branches():
             text = repo.read(branch, "PROJECT.md") if branch.startswith("projects/") else None
             if text is None:
@@ -271,31 +317,150 @@ class _Run:
         return SessionResult(f"{claude_code.AGENT}/{work.file.session_id}", kind, scope, branch,
                              work.start, end, reason, sha=sha)
 
-    def process(self, work: Work) -> SessionResult:
-        """Read, extract and commit one session; any failure becomes a recorded `fail`."""
+    # -- one session in three steps: prepare (main thread), extract (any thread), finish (main thread)
+
+    def prepare(self, work: Work) -> _Prepared:
+        """Read, redact and place a session; repo writes (a new project's PROJECT.md) happen here."""
         key = f"{claude_code.AGENT}/{work.file.session_id}"
-        branch, scope, end = MAIN, MAIN, max(work.file.size, work.start)
+        prep = _Prepared(work, key, end=max(work.file.size, work.start))
         try:
             t = claude_code.read_transcript(work.file.path, start=work.start, session_id=work.file.session_id)
-            end = t.end
+            prep.end = t.end
             if t.end <= work.start and self.ledger.processed_end(key) >= 0 and work.why != "redo":
-                return SessionResult(key, "none", start=work.start, end=t.end, reason="nothing new")
-            branch, project, scope = self.project_for(t.cwd)
-            t = redact_transcript(t, self.cfg.extra_redact_patterns)
-            extraction: Extraction = self.extract(t, project=project or scope)
-            if extraction.note is None:
-                return self.record(work, "skip", branch, scope, end, extraction.reason or "nothing worth keeping",
-                                   [("Memgit-Extractor", self.extractor_name)])
-            return self.commit_note(work, t, branch, scope, extraction)
-        except MemgitError as e:
-            reason = e.message
-        except Exception as e:  # one odd transcript must not stop the others; the traceback goes to the log
+                prep.done = SessionResult(key, "none", start=work.start, end=t.end, reason="nothing new")
+                return prep
+            prep.branch, prep.project, prep.scope = self.project_for(t.cwd)
+            prep.transcript = redact_transcript(t, self.cfg.extra_redact_patterns)
+        except Exception as e:  # recorded as a `fail` by finish()
+            prep.error = e
+        return prep
+
+    def run_extractor(self, prep: _Prepared) -> Extraction | BaseException:
+        """Call the extractor; its exception is returned, for finish() to record in order."""
+        if self.halt.is_set():
+            return _Held()
+        try:
+            return self.extract(prep.transcript, project=prep.project or prep.scope)
+        except Exception as e:
+            if getattr(e, "auth", False):
+                self.halt.set()
+            return e
+
+    def finish(self, prep: _Prepared, outcome: Extraction | BaseException | None) -> SessionResult:
+        """Commit what came of a session: its note, a skip, a fail; or nothing when it is left pending."""
+        if prep.done is not None:
+            return prep.done
+        error = prep.error if prep.error is not None else outcome
+        if isinstance(error, BaseException):
+            return self.failed(prep, error)
+        extraction: Extraction = outcome  # type: ignore[assignment]
+        self.unreachable = 0
+        if extraction.prompt:
+            log.info("session %s: %s by %s, %d tokens, cost %s", prep.key, "note" if extraction.note else "skip",
+                     self.extractor_name, extraction.tokens,
+                     "unknown" if extraction.cost is None else f"${extraction.cost:.6f}")
+        if extraction.note is None:
+            extra = ([("Memgit-Extractor", self.extractor_name)] if not extraction.prompt else
+                     _usage_trailers(self.extractor_name, extraction.prompt, extraction.tokens, extraction.cost))
+            result = self.record(prep.work, "skip", prep.branch, prep.scope, prep.end,
+                                 extraction.reason or "nothing worth keeping", extra)
+        else:
+            result = self.commit_note(prep.work, prep.transcript, prep.branch, prep.scope, extraction)
+        result.tokens, result.cost = extraction.tokens, extraction.cost
+        return result
+
+    def failed(self, prep: _Prepared, error: BaseException) -> SessionResult:
+        """Record a `fail`; an unusable key or a model out of reach stops further calls (see `hold`)."""
+        extra: list = []
+        if isinstance(error, _Held) or (getattr(error, "auth", False) and self.stop_recorded):
+            return self.hold(prep.work)  # the key was refused for an earlier session: one fail says it
+        if isinstance(error, MemgitError):
+            reason = error.message
+            if isinstance(error, LLMError):  # which model, and what the failed calls cost (memgit.llm.ModelError)
+                usage = getattr(error, "usage", None)
+                extra = _usage_trailers(self.extractor_name, getattr(self.extract, "prompt_hash", ""),
+                                        usage.tokens if usage else 0, usage.cost if usage else None)
+            if getattr(error, "auth", False):
+                self.stop, self.stop_recorded = error.message, True
+            elif getattr(error, "unavailable", False):
+                self.unreachable += 1
+                if self.unreachable >= UNREACHABLE_LIMIT and not self.stop:
+                    self.stop = (f"{error.message}; stopped after {self.unreachable} sessions in a row could not "
+                                 "reach the model")
+                    self.stop_recorded = True
+        else:  # one odd transcript must not stop the others; the traceback goes to the log
             if os.environ.get("MEMGIT_DEBUG"):
-                raise
-            log.error("session %s failed:\n%s", key, traceback.format_exc())
-            reason = f"internal error: {type(e).__name__}: {e}"
+                raise error
+            log.error("session %s failed:\n%s", prep.key,
+                      "".join(traceback.format_exception(type(error), error, error.__traceback__)))
+            reason = f"internal error: {type(error).__name__}: {error}"
         reason = redact.redact(ledger_mod.one_line(reason, 200), self.cfg.extra_redact_patterns)
-        return self.record(work, "fail", branch, scope, end, reason)
+        result = self.record(prep.work, "fail", prep.branch, prep.scope, prep.end, reason, extra)
+        usage = getattr(error, "usage", None)
+        if usage is not None:
+            result.tokens, result.cost = usage.tokens, usage.cost
+        return result
+
+    def hold(self, work: Work) -> SessionResult:
+        """Leave a session pending (no commit): the next sync takes it as if this run never had."""
+        return SessionResult(f"{claude_code.AGENT}/{work.file.session_id}", "pending", start=work.start,
+                             end=work.file.size, reason="not attempted: the model cannot be used (see the error)")
+
+    def begin(self, work: Work) -> _Prepared:
+        """Prepare a session, unless the run already knows the model cannot be used."""
+        if self.stop and self.stop_recorded:
+            prep = _Prepared(work, f"{claude_code.AGENT}/{work.file.session_id}", end=work.file.size)
+            prep.done = self.hold(work)
+            return prep
+        prep = self.prepare(work)
+        if self.stop and prep.ready:  # the key was missing before any call: this session records it
+            prep.error = _Stopped(self.stop, auth=True)
+        return prep
+
+    def process(self, work: Work) -> SessionResult:
+        """Read, extract and commit one session; any failure becomes a recorded `fail`."""
+        prep = self.begin(work)
+        return self.finish(prep, self.run_extractor(prep) if prep.ready else None)
+
+    def process_all(self, work: list[Work], on_progress: Callable[[int, int, str], None] | None,
+                    concurrency: int) -> list[SessionResult]:
+        """Process sessions in order, up to `concurrency` extractions at once; commits stay in order, here."""
+        if concurrency <= 1 or len(work) <= 1:
+            results = []
+            for i, item in enumerate(work):
+                if on_progress:
+                    on_progress(i, len(work), item.file.session_id[:8])
+                results.append(self.process(item))
+            return results
+        from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+        results, queue = [], deque()  # queue: (prepared, future or None), in the sessions' order
+        items = iter(enumerate(work))
+        pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="memgit-extract")
+        try:
+            while True:
+                running = [f for _, f in queue if f is not None and not f.done()]
+                while len(running) < concurrency and len(queue) < 2 * concurrency:
+                    nxt = next(items, None)
+                    if nxt is None:
+                        break
+                    i, item = nxt
+                    if on_progress:
+                        on_progress(i, len(work), item.file.session_id[:8])
+                    prep = self.begin(item)
+                    future = pool.submit(self.run_extractor, prep) if prep.ready else None
+                    queue.append((prep, future))
+                    if future is not None:
+                        running.append(future)
+                if not queue:
+                    return results
+                while queue and (queue[0][1] is None or queue[0][1].done()):
+                    prep, future = queue.popleft()
+                    results.append(self.finish(prep, future.result() if future is not None else None))
+                if queue and queue[0][1] is not None and not queue[0][1].done():
+                    wait([f for _, f in queue if f is not None and not f.done()], return_when=FIRST_COMPLETED)
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def commit_note(self, work: Work, t: Transcript, branch: str, scope: str, extraction: Extraction) -> SessionResult:
         note = redact_note(extraction.note, self.cfg.extra_redact_patterns)
@@ -309,21 +474,66 @@ class _Run:
                     path = previous.note
                 except ValueError:
                     pass  # a person broke the old note's front matter: write the new range as its own note
+        usage = (_usage_trailers(note.extractor, extraction.prompt, extraction.tokens, extraction.cost)
+                 if extraction.prompt else [("Memgit-Extractor", note.extractor), ("Memgit-Tokens", extraction.tokens)])
         message = format_message(
             "extract", scope, note.title, body=note.summary,
-            trailers=self.trailers(work, t.end, note.outcome, [
-                ("Memgit-Extractor", note.extractor),
-                ("Memgit-Tokens", extraction.tokens),
-            ]) + [("Memgit-Note", path)],
+            trailers=self.trailers(work, t.end, note.outcome, usage) + [("Memgit-Note", path)],
         )
         content = notes.render_note(note).encode("utf-8")
         try:
             sha = self.repo.commit_with_retry(branch, lambda head: ({path: content}, message), allow_empty=True)
         except SecretFound as e:
-            return self.record(work, "fail", branch, scope, t.end, f"commit refused by the secret gate: {e.message}")
+            return self.record(work, "fail", branch, scope, t.end, f"commit refused by the secret gate: {e.message}",
+                               usage)
         self.commits += 1
         return SessionResult(note.session, "extract", scope, branch, work.start, t.end, note=path, sha=sha,
                              title=note.title)
+
+
+class _Held(Exception):
+    """A session whose extraction was not attempted: another one met a refused key first."""
+
+
+class _Stopped(LLMError):
+    """The model cannot be used in this run (found before any call)."""
+
+    def __init__(self, message: str, *, auth: bool = False):
+        super().__init__(message)
+        self.auth = auth
+
+
+# ---- choosing the extractor ---------------------------------------------------------------
+
+
+def with_model(cfg: Config, model: str | None = None, api_base: str | None = None) -> Config:
+    """The config with `--model` (extraction and consolidation) and `--api-base` applied."""
+    if model:
+        cfg = replace(cfg, extract_model=model, consolidate_model=model)
+    if api_base:
+        cfg = replace(cfg, api_base=api_base)
+    return cfg
+
+
+def _extractor(cfg: Config):
+    """(extract callable, its name): the offline heuristic, or the LLM extractor for a model string."""
+    if cfg.extract_model == "heuristic":
+        from .extract import heuristic
+
+        return heuristic.extract, heuristic.EXTRACTOR  # looked up now: tests replace heuristic.extract
+    from .extract.llm import LLMExtractor
+
+    extractor = LLMExtractor(cfg)
+    return extractor, extractor.name
+
+
+def _estimate(extractor, work: Work, cfg: Config) -> tuple[int, float | None]:
+    """Tokens an LLM extraction of `work` would send, and its estimated cost; (0, None) when unreadable."""
+    try:
+        t = claude_code.read_transcript(work.file.path, start=work.start, session_id=work.file.session_id)
+    except MemgitError:
+        return 0, None
+    return extractor.estimate(redact_transcript(t, cfg.extra_redact_patterns), cfg, project=work.file.project_dir)
 
 
 def plan(cfg: Config, opts: SyncOptions, *, now: float | None = None) -> tuple[list[Work], Ledger]:
@@ -341,13 +551,17 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
         on_progress: Callable[[int, int, str], None] | None = None) -> SyncResult:
     """Sync transcripts into the memory repo, one commit per session read.
 
+    With an LLM (`cfg.extract_model` is a litellm model string) up to `cfg.concurrency` sessions
+    are extracted at once; their commits are still made one at a time, in the sessions' order.
+
     Raises:
         NotARepo: the memory repository is missing and could not be created.
         LockHeld: another sync holds the lock and `opts.wait` is false.
+        LLMError: the model cannot be used (a missing or refused key, or it stayed out of reach):
+            the first session that met it is recorded as `fail`, the rest are left pending.
     """
     from .lock import sync_lock
     from .repo import MemoryRepo
-    from .extract import heuristic
 
     now = time.time() if now is None else now
     ensure_repo(cfg)
@@ -358,28 +572,61 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             led = ledger_mod.load(repo, cfg.state_dir)
             files = claude_code.discover(claude_code.projects_dir(cfg.claude_root))
             work = select(files, led, cfg, opts, now=now)
-            state = _Run(repo, cfg, led, heuristic.extract, heuristic.EXTRACTOR)
+            heuristic_run = cfg.extract_model == "heuristic"
+            extract, name = _extractor(cfg)
+            state = _Run(repo, cfg, led, extract, name)
             if opts.project:
                 work = [w for w in work if state.in_project(w.file, opts.project)]
-            result = SyncResult(str(cfg.repo_path), dry_run=opts.dry_run)
+            result = SyncResult(str(cfg.repo_path), dry_run=opts.dry_run, extractor=name)
             if opts.dry_run:
-                result.results = [
-                    SessionResult(f"{claude_code.AGENT}/{w.file.session_id}", "planned", w.file.project_dir,
-                                  start=w.start, end=w.file.size, reason=w.why)
-                    for w in work
-                ]
+                for w in work:
+                    planned = SessionResult(f"{claude_code.AGENT}/{w.file.session_id}", "planned", w.file.project_dir,
+                                            start=w.start, end=w.file.size, reason=w.why)
+                    if not heuristic_run:
+                        planned.tokens, planned.cost = _estimate(extract, w, cfg)
+                    result.results.append(planned)
                 return result
             if work:
                 if repo.record_edits():
                     result.commits += 1
-            for i, item in enumerate(work):
-                if on_progress:
-                    on_progress(i, len(work), item.file.session_id[:8])
-                result.results.append(state.process(item))
+                if not heuristic_run:
+                    from . import llm
+
+                    try:
+                        llm.check_credentials(cfg.extract_model, cfg.api_base)  # once, before any session is read
+                    except LLMError as e:
+                        state.stop = e.message
+            concurrency = 1 if heuristic_run else max(1, cfg.concurrency)  # the heuristic is CPU-bound: no threads
+            result.results = state.process_all(work, on_progress, concurrency)
             if on_progress:
                 on_progress(len(work), len(work), "")
             result.commits += state.commits
+            _after_commits(repo, cfg, result, consolidate=not state.stop)  # a model known unusable: next sync
+            if state.stop:
+                left = result.count("pending")
+                raise LLMError(f"{state.stop} (the session that met it is recorded as failed: once fixed, run "
+                               f"memgit sync --retry-failed{f'; {left} more left pending' if left else ''})")
             return result
+
+
+def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool = True) -> None:
+    """Consolidate what changed (and what an interrupted run left pending), then re-render the hook's context.
+
+    Consolidation runs even when no session was read, so a run killed between its last extraction
+    and its consolidation converges on the next sync; with nothing pending it commits nothing.
+    """
+    from . import consolidation, context
+
+    moved = {r.branch for r in result.results if r.sha}
+    try:
+        result.consolidated = consolidation.run(repo, cfg) if consolidate else []
+    except MemgitError as e:  # the sessions are recorded; memory catches up at the next sync
+        log.error("consolidation failed: %s", e.message)
+        result.consolidation_error = e.message
+    result.commits += len(result.consolidated)
+    moved |= {c.branch for c in result.consolidated}
+    if moved:
+        context.refresh(repo, cfg, moved)
 
 
 def ensure_repo(cfg: Config):
@@ -394,12 +641,19 @@ def ensure_repo(cfg: Config):
 
 
 def _log_to_state_dir(state_dir: Path) -> None:
-    """Send tracebacks of failed sessions to .git/memgit/sync.log (once per process)."""
-    if any(getattr(h, "_memgit", False) for h in log.handlers):
-        return
+    """Send tracebacks of failed sessions and the LLM calls to .git/memgit/sync.log (once per process)."""
+    target = str((state_dir / "sync.log").absolute())
+    loggers = (log, logging.getLogger("memgit.llm"))
+    for logger in loggers:
+        for old in [h for h in logger.handlers if getattr(h, "_memgit", False)]:
+            if old.baseFilename == target:
+                return
+            logger.removeHandler(old)  # a previous run in this process wrote to another repository
+            old.close()
     state_dir.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(state_dir / "sync.log", encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    handler = logging.FileHandler(target, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
     handler._memgit = True
-    log.addHandler(handler)
-    log.setLevel(logging.INFO)
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)

@@ -68,18 +68,22 @@ def test_killing_sync_twenty_times_converges_to_an_uninterrupted_run(tmp_path):
     sync(calm)
     work = max(time.monotonic() - started - startup, 0.05)
 
+    total = len(ledger_commits(calm / "data" / "memgit"))
     rng = random.Random(20261121)
-    progress = []
+    progress, window, done = [], work / 15, 0
     for _ in range(20):
-        # Aim inside the work: each run gets killed after a little of what is left.
-        sync(crashy, kill_after=startup * 0.8 + rng.uniform(0, work * 0.12))
+        # Aim inside the work: each run is killed after a little of what is left, and the window
+        # adapts to what the last kill let through (the machine may be busy or idle).
+        sync(crashy, kill_after=startup * 0.8 + rng.uniform(0, window))
         repo = crashy / "data" / "memgit"
         if (repo / ".git").exists():
             fsck(repo)
-            progress.append(len(ledger_commits(repo)))
+            now_done = len(ledger_commits(repo))
+            progress.append(now_done)
+            gained, done = now_done - done, now_done
+            window *= 0.6 if gained > total / 12 else 1.4 if gained == 0 else 1.0
     sync(crashy)
 
-    total = len(ledger_commits(calm / "data" / "memgit"))
     interrupted = [n for n in progress if n < total]
     assert len(interrupted) >= 10, f"kills did not land inside the work: {progress} of {total}"
 

@@ -19,10 +19,11 @@ def test_a_hand_edit_survives_a_sync_and_is_recorded(claude_projects, memory_pat
     age(empty)
     data = json.loads(memgit_cli("sync", "--json").stdout)
     assert data["commits"] >= 2
-    subjects = git(memory_path, "log", "--format=%s", "main").splitlines()
-    assert subjects[0].startswith("skip(main):")
-    assert subjects[1].startswith("edit(main):")
-    changed = git(memory_path, "show", "--name-only", "--format=", "main~1").split()
+    log = [line.split(" ", 1) for line in git(memory_path, "log", "--format=%H %s", "main").splitlines()]
+    log = [(sha, subject) for sha, subject in log if not subject.startswith("consolidate(")]
+    assert log[0][1].startswith("skip(main):")
+    assert log[1][1].startswith("edit(main):")
+    changed = git(memory_path, "show", "--name-only", "--format=", log[1][0]).split()
     assert sorted(changed) == ["README.md", "notes/mine.md"]
     assert "My own line." in readme.read_text()
     assert git(memory_path, "status", "--porcelain") == ""
@@ -45,7 +46,8 @@ def test_memgit_never_overwrites_an_unrecorded_edit_on_the_checked_out_branch(cl
     age(more.write(claude_projects))
     assert memgit_cli("sync").exit_code == 0
     assert (memory_path / note).read_text() == "my rewrite of the note\n"
-    log = git(memory_path, "log", "--format=%s", "projects/pinion").splitlines()
+    log = [s for s in git(memory_path, "log", "--format=%s", "projects/pinion").splitlines()
+           if not s.startswith("consolidate(")]
     assert log[0].startswith("extract(pinion):") and log[1].startswith("edit(pinion):")
     assert git(memory_path, "status", "--porcelain") == ""  # new note checked out, edit recorded
     fsck(memory_path)

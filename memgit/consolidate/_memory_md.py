@@ -1,0 +1,102 @@
+"""MEMORY.md: a scope's learnings as topic clusters, every bullet linked to the notes behind it.
+
+    ## Gotchas
+    - [gotcha] `mise run lint` fails with … — 3 sessions: [2026-02-09 ad_a8171](sessions/2026/02/….md), … (tier: strong)
+
+Topics are the learning types; a type with more than `SPLIT_AT` bullets is split further by the
+word most of its bullets share ("## Gotchas: lint"). Every learning seen in two or more sessions
+is listed; of those seen once, the `MAX_SINGLES` most recent per type (the rest stay in their
+notes, which the file says).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from ._clusters import Cluster, content_words
+
+TOPICS = (
+    ("command", "Build and test"),
+    ("convention", "Conventions"),
+    ("preference", "Preferences"),
+    ("gotcha", "Gotchas"),
+    ("decision", "Decisions"),
+    ("fact", "Facts"),
+)
+MAX_LINKS = 5
+MAX_SINGLES = 40
+SPLIT_AT = 12
+MAX_SPLITS = 6
+TIER_LEGEND = "Tiers: emerging = 2 sessions, strong = 3-4, critical = 5 or more."
+# Words every gotcha or command sentence has: they name no topic.
+_GENERIC = frozenset(
+    "fail fixed fixing editing edit error run use used using with file test tests command work "
+    "need needs make way new add added instead always".split()
+)
+
+
+def link_label(when: str, session: str) -> str:
+    """"2026-02-09 6f1c2e4a": the date and the id `memgit show` takes."""
+    short = session.rsplit("/", 1)[-1][:8]
+    return f"{when[:10]} {short}".strip()
+
+
+def _links(cluster: Cluster, prefix: str = "") -> str:
+    notes = cluster.notes()
+    shown = [f"[{link_label(o.when, o.session)}]({prefix}{o.path})" for o in notes[:MAX_LINKS]]
+    if len(notes) > MAX_LINKS:
+        shown.append(f"+{len(notes) - MAX_LINKS} more")
+    return ", ".join(shown)
+
+
+def bullet(cluster: Cluster, prefix: str = "") -> str:
+    n = cluster.support
+    tail = f" (tier: {cluster.tier})" if cluster.tier else ""
+    return f"- [{cluster.type}] {cluster.text} — {n} session{'s' if n != 1 else ''}: {_links(cluster, prefix)}{tail}"
+
+
+def split_topics(clusters: Sequence[Cluster]) -> list[tuple[str, list[Cluster]]]:
+    """Group one type's clusters (strongest first) by shared words; the group with the strongest first.
+
+    A topic word is shared by at least 3 bullets and at most half of them (a word in every
+    bullet names no topic); what no topic takes is "other".
+    """
+    if len(clusters) <= SPLIT_AT:
+        return [("", list(clusters))]
+    words = {id(c): content_words(c.text) - _GENERIC for c in clusters}
+    left, topics = list(clusters), []
+    while left and len(topics) < MAX_SPLITS:
+        counts = Counter(w for c in left for w in words[id(c)])
+        fitting = [(n, w) for w, n in counts.items() if 3 <= n <= len(clusters) // 2]
+        if not fitting:
+            break
+        n, word = min(fitting, key=lambda nw: (-nw[0], nw[1]))
+        topics.append((word, [c for c in left if word in words[id(c)]]))
+        left = [c for c in left if word not in words[id(c)]]
+    if not topics:
+        return [("", list(clusters))]
+    if left:
+        topics.append(("other", left))
+    position = {id(c): i for i, c in enumerate(clusters)}
+    return sorted(topics, key=lambda t: position[id(t[1][0])])
+
+
+def sections(clusters: Sequence[Cluster], types: Sequence[tuple[str, str]] = TOPICS,
+             render=bullet) -> list[str]:
+    """The `## Topic` sections of the clusters (strongest first within each)."""
+    out = []
+    for kind, title in types:
+        of_type = [c for c in clusters if c.type == kind]
+        if not of_type:
+            continue
+        shared = [c for c in of_type if c.support >= 2]
+        singles = [c for c in of_type if c.support < 2]
+        kept = shared + singles[:MAX_SINGLES]
+        for word, members in split_topics(kept):
+            heading = f"## {title}: {word}" if word else f"## {title}"
+            out.append(heading + "\n\n" + "\n".join(render(c) for c in members))
+        if len(singles) > MAX_SINGLES:
+            out.append(f"_{len(singles) - MAX_SINGLES} older {title.lower()} seen in one session only are "
+                       "in their session notes (sessions/)._")
+    return out

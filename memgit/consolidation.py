@@ -1,0 +1,423 @@
+"""Consolidation's imperative shell: read a scope from the object store, consolidate it, commit.
+
+Each project branch with something new gets one `consolidate(<slug>)` commit rewriting MEMORY.md,
+memory_summary.md and skills/; then `main` gets `consolidate(main)` from every project's summary
+and notes. A commit's `Memgit-Through` is the head it read (its parent), so a scope is pending
+when commits after that head changed what consolidation reads (notes, pinned notes, PROJECT.md,
+or its own outputs by hand); an output byte-identical to what is there makes no commit. The
+global commit also records, as `Memgit-Read: <branch> <sha>`, the project heads it read.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from . import notes as notes_mod
+from . import redact, scopes, tokens
+from .config import Config
+from .consolidate import _markdown, _validate, heuristic
+from .consolidate.skills import MARKER
+from .errors import ConflictError, LLMError, MemgitError, SecretFound
+from .ledger import format_message, one_line, parse_subject, parse_trailers
+from .model import Consolidation, Note
+
+log = logging.getLogger("memgit.consolidation")
+MAIN = "main"
+KIND = "consolidate"
+OUTPUTS = ("MEMORY.md", "memory_summary.md")
+# What a scope's consolidation reads (and writes: a hand edit of an output is consolidated again).
+INPUTS = ("sessions/", "notes/", "PROJECT.md", "MEMORY.md", "memory_summary.md", "skills/")
+# What the global consolidation reads of a project branch.
+PROJECT_INPUTS = ("sessions/", "memory_summary.md", "PROJECT.md")
+ATTEMPTS = 3
+
+Notes = list[tuple[str, Note]]
+
+
+@dataclass(slots=True)
+class ConsolidateResult:
+    """One consolidate commit."""
+
+    branch: str
+    scope: str  # slug, or "main"
+    sha: str
+    through: str  # the head it read
+    notes: int
+    learnings: int
+    consolidator: str
+    summary_tokens: int
+    tokens: int = 0  # spent by an LLM
+    skills: list[str] = field(default_factory=list)  # written
+    removed_skills: list[str] = field(default_factory=list)
+    fallback: str = ""  # why the configured LLM consolidator was not used
+
+
+@dataclass(slots=True)
+class _Last:
+    """The newest consolidate commit on a branch's first-parent line, and what came after it."""
+
+    sha: str | None = None
+    through: str | None = None
+    parent: str | None = None
+    read: dict[str, str] = field(default_factory=dict)  # global: project branch -> head read
+    after: list[str] = field(default_factory=list)  # shas of later commits, newest first
+
+
+def run(repo, cfg: Config, *, branches: Iterable[str] | None = None, include_global: bool = True,
+        now: float | None = None, force: bool = False) -> list[ConsolidateResult]:
+    """Consolidate the project branches with pending changes, then main's global scope.
+
+    Args:
+        repo: an open MemoryRepo (with the secret gate the caller wants).
+        branches: the project branches to look at (default: every `projects/*` branch).
+        include_global: consolidate main afterwards (when anything it reads changed).
+        now: unused by the heuristic, whose output must not depend on the clock (so that a
+            second run is byte-identical); accepted so callers can pass their run's clock.
+        force: consolidate even scopes with nothing pending (a changed budget, say).
+
+    Returns:
+        One result per consolidate commit made, projects first; [] when everything was current.
+
+    Raises:
+        SecretFound: a person's unrecorded edit in the worktree holds a secret.
+        ConflictError: a branch kept moving while it was being consolidated (3 tries).
+        MemgitError: the worktree is mid-merge.
+    """
+    del now
+    repo.record_edits()
+    heads = repo.branches()
+    wanted = sorted(b for b in (heads if branches is None else branches)
+                    if b.startswith(scopes.BRANCH_PREFIX) and b in heads)
+    results = []
+    for branch in wanted:
+        result = _attempt(lambda: _project(repo, cfg, branch, force))
+        if result:
+            results.append(result)
+    if include_global and MAIN in repo.branches():
+        result = _attempt(lambda: _global(repo, cfg, force))
+        if result:
+            results.append(result)
+    return results
+
+
+def _attempt(step: Callable[[], ConsolidateResult | None]) -> ConsolidateResult | None:
+    """Run one scope's consolidation, again from the fresh head if the branch moved meanwhile."""
+    for attempt in range(ATTEMPTS):
+        try:
+            return step()
+        except ConflictError:
+            if attempt == ATTEMPTS - 1:
+                raise
+        except SecretFound as e:  # the notes passed the gate; a consolidation of them should too
+            log.warning("consolidation refused by the secret gate: %s", e.message)
+            return None
+    return None
+
+
+# ---- what is pending ----------------------------------------------------------------------
+
+
+def last_consolidation(repo, head: str) -> _Last:
+    """Find the newest consolidate commit from head along first parents."""
+    last = _Last()
+    for info in repo.walk(head):
+        subject = parse_subject(info.message)
+        trailers = parse_trailers(info.message)
+        if subject and subject[0] == KIND and trailers.get("Memgit-Through"):
+            last.sha, last.through = info.sha, trailers["Memgit-Through"][0]
+            last.parent = info.parents[0] if info.parents else None
+            for value in trailers.get("Memgit-Read", []):
+                branch, _, sha = value.rpartition(" ")
+                if branch:
+                    last.read[branch] = sha
+            return last
+        last.after.append(info.sha)
+    return last
+
+
+def _touches(repo, shas: Iterable[str], prefixes: tuple[str, ...]) -> bool:
+    return any(p.startswith(prefixes) for sha in shas for p in repo.changed_paths(sha))
+
+
+def _has_inputs(repo, head: str) -> bool:
+    """Notes to consolidate, or an earlier consolidation to bring up to date (its notes all reverted)."""
+    return bool(repo.list(head, "sessions") or repo.list(head, "notes") or repo.read(head, "MEMORY.md") is not None)
+
+
+def pending(repo, branch: str) -> bool:
+    """True when a project branch has something its last consolidation did not read."""
+    head = repo.head(branch)
+    if head is None:
+        return False
+    last = last_consolidation(repo, head)
+    if last.sha is None:
+        return _has_inputs(repo, head)
+    if not last.after:
+        return last.parent != last.through
+    return _touches(repo, last.after, INPUTS)
+
+
+def _project_moved(repo, branch: str, recorded: str | None, head: str) -> bool:
+    if recorded == head:
+        return False
+    if recorded is None or not repo.is_ancestor(recorded, head):
+        return True
+    return _touches(repo, (i.sha for i in repo.walk(head, stop_at=recorded)), PROJECT_INPUTS)
+
+
+def global_pending(repo) -> bool:
+    """True when main's own inputs or any project's notes or summary changed since main's last consolidation."""
+    head = repo.head(MAIN)
+    if head is None:
+        return False
+    last = last_consolidation(repo, head)
+    projects = _project_heads(repo)
+    if last.sha is None:
+        return _has_inputs(repo, head) or any(repo.list(h, "sessions") for h in projects.values())
+    if last.after and _touches(repo, last.after, INPUTS) or not last.after and last.parent != last.through:
+        return True
+    if set(last.read) != set(projects):
+        return True
+    return any(_project_moved(repo, b, last.read.get(b), h) for b, h in projects.items())
+
+
+def _project_heads(repo) -> dict[str, str]:
+    return {b: h for b, h in sorted(repo.branches().items()) if b.startswith(scopes.BRANCH_PREFIX)}
+
+
+# ---- reading a scope ----------------------------------------------------------------------
+
+
+def read_notes(repo, rev: str) -> Notes:
+    """The session notes at rev; one a person broke is left out (the others still count)."""
+    out = []
+    for path in repo.list(rev, "sessions"):
+        if not path.endswith(".md"):
+            continue
+        data = repo.read(rev, path)
+        try:
+            out.append((path, notes_mod.parse_note(data.decode("utf-8", "replace"))))
+        except ValueError:
+            log.warning("%s on %s is not a session note; left out of the consolidation", path, rev[:12])
+    return out
+
+
+def read_pinned(repo, rev: str) -> list[tuple[str, str]]:
+    return [(p, repo.read(rev, p).decode("utf-8", "replace"))
+            for p in repo.list(rev, "notes") if p.endswith(".md")]
+
+
+def read_current(repo, rev: str) -> Consolidation | None:
+    """The scope's MEMORY.md, summary and memgit's skills; None when there is no MEMORY.md yet."""
+    memory = repo.read(rev, "MEMORY.md")
+    if memory is None:
+        return None
+    summary = repo.read(rev, "memory_summary.md") or b""
+    skills = {}
+    for path in repo.list(rev, "skills"):
+        parts = path.split("/")
+        text = repo.read(rev, path).decode("utf-8", "replace") if len(parts) == 3 and parts[2] == "SKILL.md" else ""
+        if MARKER in text:  # memgit's own; a person's skills are theirs alone
+            skills[parts[1]] = text
+    return Consolidation(memory.decode("utf-8", "replace"), summary.decode("utf-8", "replace"), skills,
+                         consolidator="")
+
+
+def _project_of(repo, branch: str, rev: str) -> scopes.Project | None:
+    text = repo.read(rev, "PROJECT.md")
+    if text is None:
+        return None
+    try:
+        return scopes.parse_project_md(text.decode("utf-8", "replace"), branch)
+    except ValueError:
+        return None  # the summary then names the project by its slug
+
+
+def _delta(repo, head: str, through: str | None, notes: Notes) -> tuple[Notes, Notes]:
+    """(added, removed) session notes since `through`: new or changed at head; gone since."""
+    if through is None:
+        return list(notes), []
+    changed: set[str] = set()
+    for info in repo.walk(head, stop_at=through):
+        changed.update(p for p in repo.changed_paths(info.sha) if p.startswith("sessions/"))
+    current = dict(notes)
+    added = [(p, current[p]) for p in sorted(changed) if p in current]
+    removed = []
+    for path in sorted(changed - set(current)):
+        data = repo.read(through, path)
+        if data is not None:
+            try:
+                removed.append((path, notes_mod.parse_note(data.decode("utf-8", "replace"))))
+            except ValueError:
+                pass  # it was no note then either
+    return added, removed
+
+
+# ---- choosing the consolidator ------------------------------------------------------------
+
+
+def _choose(cfg: Config, heuristic_run: Callable[[], Consolidation],
+            llm_run: Callable[[object], Consolidation], budget: int) -> tuple[Consolidation, str]:
+    """The configured consolidator's output, or the heuristic's with the reason it stood in."""
+    if cfg.consolidate_model == "heuristic":
+        return heuristic_run(), ""
+    try:
+        llm = importlib.import_module("memgit.consolidate.llm")  # lazy: litellm is heavy
+    except ImportError as e:
+        return heuristic_run(), f"the LLM consolidator is not available ({e})"
+    try:
+        result = llm_run(llm)
+    except LLMError as e:
+        return heuristic_run(), f"the LLM consolidator failed: {e.message}"
+    found = _validate.problems(result, budget_tokens=budget, extra_patterns=cfg.extra_redact_patterns)
+    if found:
+        return heuristic_run(), f"the LLM consolidator's output was refused: {'; '.join(found[:3])}"
+    return result, ""
+
+
+# ---- committing ---------------------------------------------------------------------------
+
+
+def _changes(repo, head: str, c: Consolidation) -> tuple[dict[str, bytes | None], list[str]]:
+    """Files to write (outputs, skills) and memgit's skills to delete; returns (changes, removed names)."""
+    changes: dict[str, bytes | None] = {
+        "MEMORY.md": c.memory_md.encode("utf-8"),
+        "memory_summary.md": c.summary_md.encode("utf-8"),
+    }
+    ours, theirs = set(), set()
+    for path in repo.list(head, "skills"):
+        parts = path.split("/")
+        if len(parts) == 3 and parts[2] == "SKILL.md":
+            (ours if MARKER.encode() in (repo.read(head, path) or b"") else theirs).add(parts[1])
+    for name, text in sorted(c.skills.items()):
+        if name not in theirs:  # a person's own skill of the same name wins
+            changes[f"skills/{name}/SKILL.md"] = text.encode("utf-8")
+    removed = sorted(ours - set(c.skills))
+    for name in removed:
+        changes[f"skills/{name}/SKILL.md"] = None
+    return changes, removed
+
+
+def _commit(repo, cfg: Config, branch: str, scope: str, head: str, c: Consolidation, *, n_notes: int,
+            fallback: str, read: dict[str, str] | None = None) -> ConsolidateResult | None:
+    existing = set(repo.list(head)) | set(OUTPUTS) | {f"skills/{n}/SKILL.md" for n in c.skills}
+    c = _validate.repair(c, existing)
+    changes, removed = _changes(repo, head, c)
+    n_learnings = _markdown.learnings(c.memory_md)
+    summary_tokens = tokens.count(c.summary_md)
+    body = [f"MEMORY.md: {n_learnings} learnings from {n_notes} notes",
+            f"memory_summary.md: {summary_tokens} tokens (budget {cfg.summary_tokens}), "
+            f"{len(c.summary_md)} characters"]
+    if c.skills or removed:
+        body.append("skills: " + ", ".join([*sorted(c.skills), *(f"-{n}" for n in removed)]))
+    if fallback:  # an error's words may quote a reply: redacted like everything memgit commits
+        body.append(redact.redact(one_line(f"Fell back to {heuristic.CONSOLIDATOR}: {fallback}", 400),
+                                  cfg.extra_redact_patterns))
+    trailers = [("Memgit-Through", head), ("Memgit-Consolidator", c.consolidator),
+                ("Memgit-Tokens", c.tokens), ("Memgit-Summary-Tokens", summary_tokens),
+                ("Memgit-Prompt", c.prompt or None)]
+    trailers += [("Memgit-Read", f"{b} {sha}") for b, sha in sorted((read or {}).items())]
+    message = format_message(KIND, scope, f"{n_notes} notes, {n_learnings} learnings",
+                             body="\n".join(body), trailers=trailers)
+    sha = repo.commit(branch, changes, message, expected=head)
+    if sha == head:
+        return None  # byte-identical: nothing to commit
+    return ConsolidateResult(branch, scope, sha, head, n_notes, n_learnings, c.consolidator, summary_tokens,
+                             c.tokens, sorted(c.skills), removed, fallback)
+
+
+def _project(repo, cfg: Config, branch: str, force: bool) -> ConsolidateResult | None:
+    if not (force or pending(repo, branch)):
+        return None
+    head = repo.head(branch)
+    if head is None or not _has_inputs(repo, head):
+        return None
+    scope = scopes.branch_slug(branch)
+    notes = read_notes(repo, head)
+    pinned = read_pinned(repo, head)
+    project = _project_of(repo, branch, head)
+    budget = cfg.summary_tokens
+
+    def heuristic_run() -> Consolidation:
+        return heuristic.consolidate(notes, scope=scope, project=project, pinned=pinned, budget_tokens=budget)
+
+    def llm_run(llm) -> Consolidation:
+        added, removed = _delta(repo, head, last_consolidation(repo, head).through, notes)
+        return llm.consolidate(scope=scope, notes=notes, added=added, removed=removed,
+                               current=read_current(repo, head), pinned=pinned, cfg=cfg)
+
+    c, fallback = _choose(cfg, heuristic_run, llm_run, budget)
+    return _commit(repo, cfg, branch, scope, head, c, n_notes=len(notes), fallback=fallback)
+
+
+def _global(repo, cfg: Config, force: bool) -> ConsolidateResult | None:
+    if not (force or global_pending(repo)):
+        return None
+    head = repo.head(MAIN)
+    heads = _project_heads(repo)
+    projects: dict[str, tuple[str, Notes]] = {}
+    for branch, sha in heads.items():
+        summary = repo.read(sha, "memory_summary.md")
+        projects[branch] = ((summary or b"").decode("utf-8", "replace"), read_notes(repo, sha))
+    own = read_notes(repo, head)
+    if own:  # sessions that belonged to no project count as one more scope
+        projects[MAIN] = ("", own)
+    pinned = read_pinned(repo, head)
+    budget = cfg.summary_tokens
+
+    def heuristic_run() -> Consolidation:
+        return heuristic.consolidate_global(projects, pinned=pinned, budget_tokens=budget)
+
+    def llm_run(llm) -> Consolidation:
+        return llm.consolidate_global(projects=projects, current=read_current(repo, head), pinned=pinned, cfg=cfg)
+
+    c, fallback = _choose(cfg, heuristic_run, llm_run, budget)
+    n_notes = sum(len(n) for _, n in projects.values())
+    return _commit(repo, cfg, MAIN, MAIN, head, c, n_notes=n_notes, fallback=fallback, read=heads)
+
+
+# ---- the verb behind `memgit consolidate` ------------------------------------------------
+
+
+def consolidate(cfg: Config, *, project: str | None = None, global_: bool = False, force: bool = False,
+                wait: bool = True) -> list[ConsolidateResult]:
+    """Consolidate pending scopes: every project then main; or `project` (and main if `global_`); or only main.
+
+    Raises:
+        NotARepo: there is no memory repository yet.
+        MemgitError: no project matches `project`.
+        LockHeld: a sync is running and `wait` is false.
+    """
+    from .lock import sync_lock
+    from .repo import MemoryRepo
+
+    gate = lambda blobs: redact.gate(blobs, cfg.extra_redact_patterns)  # noqa: E731
+    with sync_lock(cfg.state_dir, wait=wait), \
+            MemoryRepo.open(cfg.repo_path, author=cfg.author, gate=gate) as repo:
+        branches: list[str] | None = None
+        if project:
+            branches = [find_project(repo, project)]
+        elif global_:
+            branches = []
+        include_global = global_ or project is None
+        return run(repo, cfg, branches=branches, include_global=include_global, force=force)
+
+
+def find_project(repo, name: str) -> str:
+    """The branch of a project named by slug, branch name or PROJECT.md name.
+
+    Raises:
+        MemgitError: no project matches.
+    """
+    heads = repo.branches()
+    for candidate in (name, scopes.BRANCH_PREFIX + name):
+        if candidate.startswith(scopes.BRANCH_PREFIX) and candidate in heads:
+            return candidate
+    for branch in sorted(heads):
+        project = _project_of(repo, branch, branch) if branch.startswith(scopes.BRANCH_PREFIX) else None
+        if project and project.name == name:
+            return branch
+    raise MemgitError(f"no project {name!r}; `memgit log` or `git branch` lists the projects/<slug> branches")

@@ -1,0 +1,107 @@
+"""Merging near-identical learnings: the threshold, its guards, support, tiers and ranking."""
+
+import random
+
+import pytest
+
+from memgit.consolidate._clusters import (
+    THRESHOLD, Occurrence, cluster, content_words, jaccard, normalise, tier,
+)
+
+# Pairs from the notes memgit writes for the Claude fixtures (../shared), then pairs a person or
+# an LLM extractor writes. Each row: (type, a, b, merged?, why).
+PAIRS = [
+    ("fact", "Shadow branches named `entire/<commit-hash>` for checkpoints.",
+     "Shadow branches (`entire/<commit-hash>`) for temporary checkpoint storage.", True,
+     "fixtures (projects/cli, two sessions): one fact worded twice, Jaccard 0.67"),
+    ("gotcha", '`mise run lint` fails with "Error return value of `baseCommit.Tree` is not checked (errcheck)"; '
+               "fixed by editing manual_commit_condensation.go.",
+     '`mise run lint` fails with "Error return value of `paths.ReadCurrentSession` is not checked (errcheck)"; '
+     "fixed by editing logger.go and hooks_git_cmd.go.", False,
+     "fixtures (cli vs cli-2): the same linter, two different fixes, Jaccard 0.52"),
+    ("command", "Tests run with `go test`.", "Tests run with `go test -count=1`.", False,
+     "fixtures: different commands, however alike the sentences (0.60)"),
+    ("command", "Tests run with `mise run test`.", "Tests run with `mise run test:ci`.", False,
+     "fixtures: a different task (0.75 on words)"),
+    ("command", "Tests run with `uv run pytest`.", "Run the tests with `uv run  pytest`", True,
+     "the same command, any wording"),
+    ("preference", "Don't put emoji in commit messages.", "No emoji in commit messages, please.", True,
+     "a paraphrase: 0.75"),
+    ("preference", "Always run the tests with `uv run pytest`; plain pytest misses the venv.",
+     "Run tests with `uv run pytest` — plain `pytest` misses the venv.", True, "0.88"),
+    ("convention", "Use tabs for indentation.", "Don't use tabs for indentation.", False,
+     "opposite polarity, same words"),
+    ("fact", "Node 18 is required to build the web frontend.", "Node 20 is required to build the web frontend.",
+     False, "different numbers (0.71 on words)"),
+    ("gotcha", "`docker compose up` fails with port 8108 in use; `docker rm -f typesense` fixes it.",
+     "`make up` fails with port 8108 in use; `make down` fixes it.", False, "no code span in common"),
+    ("preference", "Don't put emoji in commit messages.", "Don't put emoji in commit messages", True,
+     "exact up to punctuation"),
+    ("gotcha", "Tests fail when Redis is not running.", "Deploys fail when Redis is not running.", False,
+     "one word of four swapped: 0.6, below the threshold"),
+]
+
+
+def occ(kind, text, session, when="2026-01-01T00:00:00", path=None, source=""):
+    return Occurrence(kind, text, path or f"sessions/2026/01/{session}.md", session, when, source, session)
+
+
+@pytest.mark.parametrize("kind,a,b,merged,why", PAIRS, ids=[p[4][:40] for p in PAIRS])
+def test_near_identical_learnings_merge_and_different_ones_do_not(kind, a, b, merged, why):
+    clusters = cluster([occ(kind, a, "s1"), occ(kind, b, "s2")])
+    assert (len(clusters) == 1) is merged, why
+
+
+def test_the_threshold_sits_in_the_gap_the_fixtures_show():
+    same = ("Shadow branches named `entire/<commit-hash>` for checkpoints.",
+            "Shadow branches (`entire/<commit-hash>`) for temporary checkpoint storage.")
+    apart = PAIRS[1][1:3]
+    assert jaccard(*map(content_words, apart)) < THRESHOLD <= jaccard(*map(content_words, same))
+
+
+def test_types_never_merge():
+    assert len(cluster([occ("gotcha", "Redis must run first.", "s1"), occ("fact", "Redis must run first.", "s2")])) == 2
+
+
+def test_support_counts_sessions_not_mentions():
+    [c] = cluster([occ("preference", "No emoji.", "s1"), occ("preference", "No emoji!", "s1", path="x.md"),
+                   occ("preference", "no emoji", "s2")])
+    assert c.support == 2 and c.sessions == ["s1", "s2"]
+
+
+@pytest.mark.parametrize("support,name", [(1, ""), (2, "emerging"), (3, "strong"), (4, "strong"),
+                                          (5, "critical"), (40, "critical")])
+def test_tiers(support, name):
+    assert tier(support) == name
+
+
+def test_rank_by_support_then_recency():
+    items = [
+        occ("fact", "Alpha fact about the queue.", "a1", "2026-01-01T00:00:00"),
+        occ("fact", "Bravo fact about the cache.", "b1", "2026-03-01T00:00:00"),
+        occ("fact", "Charlie fact about the index.", "c1", "2026-01-01T00:00:00"),
+        occ("fact", "Charlie fact about the index.", "c2", "2026-01-02T00:00:00"),
+    ]
+    assert [c.text for c in cluster(items)] == [
+        "Charlie fact about the index.", "Bravo fact about the cache.", "Alpha fact about the queue."]
+
+
+def test_the_wording_most_sessions_used_represents_a_cluster():
+    items = [occ("preference", "Don't put emoji in commit messages.", s) for s in ("s1", "s2")]
+    items.append(occ("preference", "No emoji in commit messages, please.", "s3", "2027-01-01T00:00:00"))
+    [c] = cluster(items)
+    assert c.text == "Don't put emoji in commit messages." and c.support == 3
+
+
+def test_clustering_does_not_depend_on_input_order():
+    base = [occ(kind, text, f"s{i}") for i, (kind, text, _, _, _) in enumerate(PAIRS)]
+    base += [occ(kind, b, f"t{i}") for i, (kind, _, b, _, _) in enumerate(PAIRS)]
+    expected = [(c.type, c.text, c.sessions) for c in cluster(base)]
+    for seed in range(5):
+        shuffled = base[:]
+        random.Random(seed).shuffle(shuffled)
+        assert [(c.type, c.text, c.sessions) for c in cluster(shuffled)] == expected
+
+
+def test_normalise():
+    assert normalise("  Don’t  put EMOJI in commits.  ") == "don't put emoji in commits"
