@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
 from .errors import ConfigError, SecretFound
+from .model import Learning, Note, Transcript
 
 MAX_LISTED = 5  # findings named in a SecretFound message
 _GATED_BELOW = 512  # bytes; longer texts hold some lead anyway and the check only costs
@@ -361,4 +362,48 @@ def gate(blobs: Mapping[str, bytes], extra_patterns: Sequence[str] = ()) -> None
     raise SecretFound(
         f"refusing to commit: {len(found)} possible secret(s) at {listed}{more}; nothing was committed. "
         "Remove the value from that file (or reword it if it is not a secret) and run the command again"
+    )
+
+
+# ---- redaction of values: transcripts before extraction, notes after it --------------------
+
+
+def redact_transcript(t: Transcript, extra: tuple[str, ...]) -> Transcript:
+    """Replace secrets in every text a transcript carries, before any extractor sees it."""
+    def keyed(key, value):
+        # {"password": "hunter22"}: the key is the context that makes the value a secret.
+        if isinstance(value, str) and isinstance(key, str):
+            text = redact(f"{key}={value}", extra)
+            return text[len(key) + 1:] if text.startswith(f"{key}=") else redact(value, extra)
+        return clean(value)
+
+    def clean(value):
+        if isinstance(value, str):
+            return redact(value, extra)
+        if isinstance(value, dict):
+            return {k: keyed(k, v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    turns = [
+        replace(
+            turn,
+            text=clean(turn.text),
+            tool_calls=[replace(c, input=clean(c.input), output=clean(c.output)) for c in turn.tool_calls],
+        )
+        for turn in t.turns
+    ]
+    return replace(t, turns=turns, cwd=clean(t.cwd), title=clean(t.title))
+
+
+def redact_note(note: Note, extra: tuple[str, ...]) -> Note:
+    """Redact an extractor's output again: it may have stitched a secret together."""
+    r = lambda text: redact(text, extra) if text else text  # noqa: E731
+    return replace(
+        note,
+        title=r(note.title),
+        summary=r(note.summary),
+        learnings=[Learning(item.type, r(item.text)) for item in note.learnings],
+        keywords=[r(k) for k in note.keywords],
     )

@@ -20,34 +20,15 @@ from . import notes, redact, scopes
 from .config import Config
 from .errors import LLMError, MemgitError, SecretFound
 from .ledger import Ledger, format_message
-from .model import Extraction, Learning, Note, Transcript
+from .model import Extraction, Transcript
+from .redact import redact_note, redact_transcript
+from .selection import SyncOptions, Work, select
 from .sources import claude_code
 from .sources.claude_code import SessionFile
 
 log = logging.getLogger("memgit.sync")
 MAIN = "main"
 UNREACHABLE_LIMIT = 3  # sessions in a row the model could not be reached for before the run stops calling it
-
-
-@dataclass(frozen=True, slots=True)
-class SyncOptions:
-    project: str | None = None
-    session: str | None = None
-    all: bool = False
-    dry_run: bool = False
-    max_sessions: int | None = None
-    redo: str | None = None
-    retry_failed: bool = False
-    wait: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class Work:
-    """A session chosen for this run and the byte where reading starts."""
-
-    file: SessionFile
-    start: int
-    why: str  # new | grown | replaced | redo | retry | asked
 
 
 @dataclass(slots=True)
@@ -98,105 +79,6 @@ class SyncResult:
         """Total USD of the LLM calls (estimated in a dry run); None when no price is known."""
         known = [r.cost for r in self.results if r.cost is not None]
         return round(sum(known), 6) if known else None
-
-
-# ---- selection: pure ----------------------------------------------------------------------
-
-
-def eligible(file: SessionFile, *, now: float, min_idle_minutes: float, max_age_days: float) -> bool:
-    """Idle long enough (nobody is still writing it) and inside the age window."""
-    age = now - file.mtime
-    if age < min_idle_minutes * 60:
-        return False
-    return max_age_days <= 0 or age <= max_age_days * 86400
-
-
-def _project_wanted(project_dir: str, cfg: Config) -> bool:
-    if cfg.include_projects and not any(fnmatch(project_dir, p) for p in cfg.include_projects):
-        return False
-    return not any(fnmatch(project_dir, p) for p in cfg.exclude_projects)
-
-
-def _matches(file: SessionFile, session: str) -> bool:
-    return file.session_id.startswith(session) or f"claude-code/{file.session_id}".startswith(session)
-
-
-def select(files: list[SessionFile], ledger: Ledger, cfg: Config, opts: SyncOptions, *, now: float) -> list[Work]:
-    """Choose the sessions this run reads, oldest first, and where each one starts."""
-    chosen: dict[str, Work] = {}
-    failed = ledger.failed() if opts.retry_failed else {}
-    for file in sorted(files, key=lambda f: f.mtime):
-        key = f"{claude_code.AGENT}/{file.session_id}"
-        done = ledger.processed_end(key)
-        if opts.redo:
-            if _matches(file, opts.redo):
-                chosen[key] = Work(file, 0, "redo")
-            continue
-        if opts.session and not _matches(file, opts.session):
-            continue
-        if not _project_wanted(file.project_dir, cfg):
-            continue
-        if key in failed:
-            chosen[key] = Work(file, failed[key].start, "retry")
-            continue
-        if file.size == done:
-            continue
-        if not (opts.all or opts.session) and not eligible(
-            file, now=now, min_idle_minutes=cfg.min_idle_minutes, max_age_days=cfg.max_age_days
-        ):
-            continue
-        if done < 0:
-            chosen[key] = Work(file, 0, "new" if not opts.session else "asked")
-        elif file.size > done:
-            chosen[key] = Work(file, done, "grown")
-        else:  # shorter than what was read: the file was replaced, read it again
-            chosen[key] = Work(file, 0, "replaced")
-    work = list(chosen.values())
-    return work[: opts.max_sessions] if opts.max_sessions else work
-
-
-# ---- redaction of values: pure ------------------------------------------------------------
-
-
-def redact_transcript(t: Transcript, extra: tuple[str, ...]) -> Transcript:
-    """Replace secrets in every text a transcript carries, before any extractor sees it."""
-    def keyed(key, value):
-        # {"password": "hunter22"}: the key is the context that makes the value a secret.
-        if isinstance(value, str) and isinstance(key, str):
-            text = redact.redact(f"{key}={value}", extra)
-            return text[len(key) + 1:] if text.startswith(f"{key}=") else redact.redact(value, extra)
-        return clean(value)
-
-    def clean(value):
-        if isinstance(value, str):
-            return redact.redact(value, extra)
-        if isinstance(value, dict):
-            return {k: keyed(k, v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [clean(v) for v in value]
-        return value
-
-    turns = [
-        replace(
-            turn,
-            text=clean(turn.text),
-            tool_calls=[replace(c, input=clean(c.input), output=clean(c.output)) for c in turn.tool_calls],
-        )
-        for turn in t.turns
-    ]
-    return replace(t, turns=turns, cwd=clean(t.cwd), title=clean(t.title))
-
-
-def redact_note(note: Note, extra: tuple[str, ...]) -> Note:
-    """Redact an extractor's output again: it may have stitched a secret together."""
-    r = lambda text: redact.redact(text, extra) if text else text  # noqa: E731
-    return replace(
-        note,
-        title=r(note.title),
-        summary=r(note.summary),
-        learnings=[Learning(item.type, r(item.text)) for item in note.learnings],
-        keywords=[r(k) for k in note.keywords],
-    )
 
 
 # ---- the run: the imperative shell --------------------------------------------------------
@@ -534,16 +416,6 @@ def _estimate(extractor, work: Work, cfg: Config) -> tuple[int, float | None]:
     except MemgitError:
         return 0, None
     return extractor.estimate(redact_transcript(t, cfg.extra_redact_patterns), cfg, project=work.file.project_dir)
-
-
-def plan(cfg: Config, opts: SyncOptions, *, now: float | None = None) -> tuple[list[Work], Ledger]:
-    """Return what a sync would read (used by --dry-run and status)."""
-    from .repo import MemoryRepo
-
-    with MemoryRepo.open(cfg.repo_path, author=cfg.author) as repo:
-        led = ledger_mod.load(repo, cfg.state_dir)
-    files = claude_code.discover(claude_code.projects_dir(cfg.claude_root))
-    return select(files, led, cfg, opts, now=time.time() if now is None else now), led
 
 
 def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,

@@ -11,7 +11,7 @@ from .config import Config
 from .errors import MemgitError, NotARepo
 from .ledger import parse_subject, parse_trailers
 from .sources import claude_code
-from .sync import SyncOptions, eligible, select
+from .selection import SyncOptions, eligible, select
 
 
 def _iso(ts: float | int | None) -> str | None:

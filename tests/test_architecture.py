@@ -4,7 +4,8 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memgit"
-CORE = ["model.py", "notes.py", "redact.py", "ledger.py", "extract/heuristic.py", "synthetic.py"]
+CORE = ["model.py", "notes.py", "redact.py", "ledger.py", "selection.py", "extract/heuristic.py", "synthetic.py",
+        "consolidate/heuristic.py"]
 FORBIDDEN = {"dulwich", "litellm", "click", "subprocess"}
 
 
