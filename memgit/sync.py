@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import threading
@@ -28,6 +29,7 @@ from .sources.claude_code import SessionFile
 
 log = logging.getLogger("memgit.sync")
 MAIN = "main"
+SETTLED = "settled.json"  # branch heads after the last complete consolidation (derived)
 UNREACHABLE_LIMIT = 3  # sessions in a row the model could not be reached for before the run stops calling it
 
 
@@ -444,6 +446,11 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             led = ledger_mod.load(repo, cfg.state_dir)
             files = claude_code.discover(claude_code.projects_dir(cfg.claude_root))
             work = select(files, led, cfg, opts, now=now)
+            if not work and not opts.dry_run:  # the common case after every session: keep it light
+                result = SyncResult(str(cfg.repo_path), extractor=_extractor_name(cfg))
+                if not _settled(repo, cfg):  # something moved since the last consolidation (a crash, a revert)
+                    _after_commits(repo, cfg, result)
+                return result
             heuristic_run = cfg.extract_model == "heuristic"
             extract, name = _extractor(cfg)
             state = _Run(repo, cfg, led, extract, name)
@@ -481,6 +488,20 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             return result
 
 
+def _extractor_name(cfg: Config) -> str:
+    from .extract import HEURISTIC
+
+    return HEURISTIC if cfg.extract_model == "heuristic" else cfg.extract_model
+
+
+def _settled(repo, cfg: Config) -> bool:
+    """True when no branch moved since a run last consolidated everything (.git/memgit/settled.json)."""
+    try:
+        return json.loads((cfg.state_dir / SETTLED).read_text(encoding="utf-8")) == repo.branches()
+    except (OSError, ValueError):
+        return False
+
+
 def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool = True) -> None:
     """Consolidate what changed (and what an interrupted run left pending), then re-render the hook's context.
 
@@ -499,14 +520,18 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
     moved |= {c.branch for c in result.consolidated}
     if moved:
         context.refresh(repo, cfg, moved)
+    if consolidate and not result.consolidation_error:
+        try:  # derived: deleting it only costs the next no-op sync a consolidation check
+            (cfg.state_dir / SETTLED).write_text(json.dumps(repo.branches()), encoding="utf-8")
+        except OSError:
+            pass
 
 
 def ensure_repo(cfg: Config):
     """Create the memory repository on first use."""
-    from .repo import MemoryRepo
-
     if (cfg.repo_path / ".git").is_dir():
         return
+    from .repo import MemoryRepo
     from .resources import repo_template_files
 
     MemoryRepo.init(cfg.repo_path, repo_template_files(), author=cfg.author).close()

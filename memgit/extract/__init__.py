@@ -1,0 +1,3 @@
+"""Extractors: a transcript in, a note (or the reason there is none) out."""
+
+HEURISTIC = "heuristic/1"  # the offline extractor's name, as its commits record it

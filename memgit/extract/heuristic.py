@@ -21,12 +21,13 @@ import re
 from dataclasses import dataclass, field
 
 from ..model import Extraction, Learning, Note, ToolCall, Transcript
+from . import HEURISTIC
 from . import _asks, _decisions, _runs
 from ._keywords import keywords
 from ._shell import program
 from ._text import Deduper, clean_user_text, clip, scrub, sentence_case, sentences, slugify, words
 
-EXTRACTOR = "heuristic/1"
+EXTRACTOR = HEURISTIC
 MAX_LEARNINGS = 12
 PER_TYPE = {"preference": 4, "convention": 4, "command": 5, "gotcha": 3, "decision": 4, "fact": 4}
 PRIORITY = ("preference", "convention", "gotcha", "command", "decision", "fact")  # who wins when over the cap

@@ -475,3 +475,19 @@ def test_a_corrupt_index_stops_commits_to_the_checked_out_branch_only(repo):
         repo.commit("main", {"a.md": b"a"}, "x")
     assert repo.head("main") == head
     repo.commit("projects/foo", {"a.md": b"a"}, "x", create_from=head)
+
+
+def test_a_ref_lock_left_by_a_killed_writer_delays_the_next_commit_but_does_not_fail_it(tmp_path):
+    import time as clock
+
+    from memgit.repo import MemoryRepo
+
+    with MemoryRepo.init(tmp_path / "m", {"README.md": b"x\n"}, author="memgit <memgit@localhost>") as repo:
+        root = repo.root()
+        repo.commit("projects/a", {"a.md": b"1\n"}, "init(a): project a\n", create_from=root)
+        lock = tmp_path / "m" / ".git" / "refs" / "heads" / "projects" / "a.lock"
+        lock.write_bytes(b"")  # as a writer killed between taking the lock and renaming it leaves it
+        started = clock.monotonic()
+        sha = repo.commit_with_retry("projects/a", lambda head: ({"b.md": b"2\n"}, "edit(a): b\n"))
+        assert repo.head("projects/a") == sha and not lock.exists()
+        assert clock.monotonic() - started < 6

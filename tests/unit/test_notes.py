@@ -89,3 +89,14 @@ def test_merge_keeps_old_learnings_adds_new_and_takes_the_new_end():
     assert [item.type for item in merged.learnings] == ["command", "preference", "gotcha"]
     assert merged.ended == "2026-11-21T09:00:00Z" and merged.started == old.started
     assert merged.outcome == "partial" and "Then added a retry." in merged.summary
+
+
+def test_libyaml_and_pure_python_yaml_write_the_same_note(monkeypatch):
+    import yaml
+
+    note = make_note(project="0123", git_branch="yes", cwd="/home/ü/dev/naïve: x", keywords=["1.10", "null"])
+    fast = render_note(note)
+    monkeypatch.delattr(yaml, "CSafeDumper", raising=False)
+    monkeypatch.delattr(yaml, "CBaseLoader", raising=False)
+    assert render_note(note) == fast
+    assert parse_note(fast) == note
