@@ -1,0 +1,122 @@
+"""`memgit sync` with nothing new and 1,000 transcripts on disk (DESIGN §8: <= 250 ms).
+
+What a user runs: the real CLI, `python -m memgit.cli sync`, as a fresh subprocess, with HOME and
+XDG_* pointing at a temporary home and MEMGIT_*/CLAUDE_*/GIT_* scrubbed. A first `sync --all`
+(not timed) reads every transcript; then each timed run finds nothing to do. The rounds
+interleave `python -c pass`, `python -c "import memgit.cli"` and the sync, so the three medians
+see the same machine noise.
+
+    python bench/bench_noop_sync.py [--quick] [--transcripts 1000] [--runs 15] [--profile]
+    python bench/bench_noop_sync.py --compare /tmp/patched   # A/B: also time sync from another tree
+
+With --compare DIR (a copy of the project holding a changed memgit/), every round also runs the
+sync with PYTHONPATH=DIR, on the same transcripts and repository, so a fix is judged against the
+same noise. (MEMGIT_BENCH_SRC=DIR makes every benchmark measure DIR instead of this checkout.)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from _common import PYTHON, Rows, arg_parser, median, p90, user_env, wall_ms
+from generate import write_transcripts
+
+TARGET_MS = 250
+
+
+def profile(env: dict[str, str], home: Path) -> None:
+    """Where a no-op sync spends its time: imports (-X importtime) and the call tree (cProfile)."""
+    cmd = [PYTHON, "-X", "importtime", "-m", "memgit.cli", "sync"]
+    stderr = subprocess.run(cmd, env=env, cwd=home, capture_output=True, text=True).stderr
+    rows = []
+    for line in stderr.splitlines():
+        m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
+        if m and len(m[3]) <= 3:  # top-level imports and their direct children
+            rows.append((int(m[2]), int(m[1]), m[3] + m[4]))
+    print("\n  -X importtime, top-level imports by cumulative time (us):")
+    for cumulative, own, name in sorted(rows, reverse=True)[:15]:
+        print(f"    {cumulative:8d} {own:8d}  {name}")
+    out = subprocess.run([PYTHON, "-m", "cProfile", "-s", "cumulative", "-m", "memgit.cli", "sync"],
+                         env=env, cwd=home, capture_output=True, text=True).stdout
+    lines = out.splitlines()
+    start = next((i for i, line in enumerate(lines) if "ncalls" in line), 0)
+    print("\n  cProfile of `memgit sync` (no-op), by cumulative time:")
+    print("\n".join("    " + line for line in lines[max(0, start - 3): start + 40]))
+
+
+def main() -> None:
+    parser = arg_parser(__doc__.split("\n\n")[0])
+    parser.add_argument("--transcripts", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--profile", action="store_true", help="profile even when on target")
+    parser.add_argument("--compare", metavar="DIR", type=Path, help="also time the sync of the memgit in DIR")
+    args = parser.parse_args()
+    runs = 10 if args.quick else args.runs
+    rows = Rows("noop_sync")
+    home = Path(tempfile.mkdtemp(prefix="memgit-bench-noop-"))
+    try:
+        env = user_env(home)
+        projects = home / ".claude" / "projects"
+        t0 = time.perf_counter()
+        paths = write_transcripts(projects, args.transcripts, projects=10, size_kb=6, seed=11)
+        total = sum(p.stat().st_size for p in paths)
+        print(f"generated {len(paths)} transcripts ({total / 1e6:.1f} MB, 10 projects) "
+              f"in {time.perf_counter() - t0:.1f} s")
+        t0 = time.perf_counter()
+        first = subprocess.run([PYTHON, "-m", "memgit.cli", "sync", "--all", "--json"], env=env, cwd=home,
+                               capture_output=True, text=True)
+        if first.returncode:
+            raise SystemExit(f"first sync failed:\n{first.stderr[-2000:]}")
+        summary = json.loads(first.stdout)
+        print(f"first sync (not timed): read {summary['read']}, extracted {summary['extracted']}, "
+              f"skipped {summary['skipped']}, failed {summary['failed']}, commits {summary['commits']} "
+              f"in {time.perf_counter() - t0:.1f} s")
+
+        sync_cmd = [PYTHON, "-m", "memgit.cli", "sync"]
+        check = subprocess.run(sync_cmd, env=env, cwd=home, capture_output=True, text=True)
+        print(f"a no-op run says: {check.stdout.strip()}")
+        no_pyc = {**env, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": str(home / "no-pyc")}
+        cold = [wall_ms(sync_cmd, env=no_pyc, cwd=home) for _ in range(3)]
+        for cmd in ([PYTHON, "-c", "pass"], [PYTHON, "-c", "import memgit.cli"], sync_cmd):
+            wall_ms(cmd, env=env, cwd=home)  # warm-up: page cache, bytecode cache
+        other_env = args.compare and {**env, "PYTHONPATH": str(args.compare.resolve())}
+        if other_env:
+            wall_ms(sync_cmd, env=other_env, cwd=home)
+        passes, imports, syncs, others = [], [], [], []
+        for _ in range(runs):
+            passes.append(wall_ms([PYTHON, "-c", "pass"], env=env, cwd=home))
+            imports.append(wall_ms([PYTHON, "-c", "import memgit.cli"], env=env, cwd=home))
+            syncs.append(wall_ms(sync_cmd, env=env, cwd=home))
+            if other_env:
+                others.append(wall_ms(sync_cmd, env=other_env, cwd=home))
+        base = median(passes)
+        rows.baseline_ms = base
+        print(f"{runs} rounds:")
+        print(f"  python -c pass              median {base:7.1f} ms  p90 {p90(passes):7.1f} ms")
+        print(f"  python -c 'import memgit.cli' median {median(imports):5.1f} ms  p90 {p90(imports):7.1f} ms  "
+              f"({median(imports) / base:.1f}x pass)")
+        print(f"  memgit sync (nothing new)   median {median(syncs):7.1f} ms  p90 {p90(syncs):7.1f} ms  "
+              f"({median(syncs) / base:.1f}x pass)")
+        if others:
+            print(f"  memgit sync from {args.compare}  median {median(others):7.1f} ms  p90 {p90(others):7.1f} ms  "
+                  f"({median(others) / base:.1f}x pass; {median(syncs) - median(others):+.1f} ms saved)")
+        print(f"  (the same sync with no .pyc files to load, as when PYTHONDONTWRITEBYTECODE=1: "
+              f"median of 3 {median(cold):.0f} ms)")
+        rows.add(f"no-op sync, {args.transcripts} transcripts (p50)", median(syncs), "ms", TARGET_MS,
+                 note=f"p90 {p90(syncs):.0f} ms; {median(syncs) / base:.1f}x python -c pass; "
+                      f"import memgit.cli {median(imports):.0f} ms")
+        if args.profile or median(syncs) > TARGET_MS:
+            profile(env, home)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    rows.write(args.rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,216 @@
+"""Heuristic `memgit sync` throughput in MB of JSONL per second, commits included (DESIGN §8: >= 20 MB/s).
+
+Two corpora, each laid out like ~/.claude/projects in a temporary home:
+
+- the real fixtures (../shared/fixtures/transcripts/claude), copied the way
+  tests/integration/test_sync_fixtures.py lays them out (skipped when absent);
+- generated sessions (bench/generate.py): 200 of them, ~80 MB (`--quick`: 50, ~20 MB).
+
+`sync.run(cfg, SyncOptions(all=True))` runs in-process on a fresh repository; memgit's modules are
+imported beforehand, so the time is everything but interpreter start and imports: repo creation,
+ledger, discovery, reading, redaction, extraction, rendering, the gate and every commit. Bytes are
+all the `.jsonl` bytes under projects/ (subagent files are read when folded into their session).
+
+Then the same sessions go through the stages alone, to split the time: reading
+(claude_code.read_transcript), redaction (sync.redact_transcript), extraction (heuristic.extract),
+and the rest (note rendering, sha256 of the range, the gate, objects and refs: "commits").
+
+    python bench/bench_throughput.py [--quick] [--runs 3] [--profile]
+"""
+
+from __future__ import annotations
+
+import cProfile
+import io
+import os
+import pstats
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from _common import CLAUDE_FIXTURES, FsyncMeter, Rows, Spy, arg_parser, median, python_pass_ms, user_env
+from generate import write_transcripts
+
+TARGET_MBPS = 20
+HOUR = 3600
+
+
+def lay_out_fixtures(projects: Path) -> None:
+    """Copy each fixture folder holding main transcripts to projects/<folder>, as Claude Code keeps them.
+
+    The same layout as tests/integration/test_sync_fixtures.py: subagent folders and a session's
+    own folder (<session>/subagents/) travel with their parent; every file is made idle.
+    """
+    for folder in sorted({p.parent for p in CLAUDE_FIXTURES.rglob("*.jsonl")}):
+        if "subagents" in folder.parts or any(parent.name == "subagents" for parent in folder.parents):
+            continue
+        if (folder.parent / f"{folder.name}.jsonl").exists():  # a session's own folder: copied with it
+            continue
+        shutil.copytree(folder, projects / folder.name, dirs_exist_ok=True)
+    then = time.time() - 2 * HOUR
+    for path in projects.rglob("*"):
+        if path.is_file():
+            path.chmod(0o644)
+            os.utime(path, (then, then))
+
+
+def jsonl_bytes(projects: Path) -> tuple[int, int]:
+    """(all .jsonl bytes under projects, bytes of the main transcripts alone)."""
+    from memgit.sources import claude_code
+
+    everything = sum(p.stat().st_size for p in projects.rglob("*.jsonl"))
+    main = sum(f.size for f in claude_code.discover(projects))
+    return everything, main
+
+
+def warm_imports() -> None:
+    """Import what a sync imports lazily, so the timed runs do not pay for it."""
+    import frontmatter  # noqa: F401
+    import yaml  # noqa: F401
+
+    from memgit import redact, scopes, sync  # noqa: F401
+    from memgit.extract import heuristic  # noqa: F401
+    from memgit.lock import sync_lock  # noqa: F401
+    from memgit.repo import MemoryRepo  # noqa: F401
+
+
+# Parts of the run timed in place (see Spy): consolidation includes its own commits.
+IN_RUN = {
+    "consolidation (its commits included)": "memgit.consolidation:run",
+    "hook context rendering": "memgit.context:refresh",
+    "every commit (MemoryRepo._commit)": "memgit.repo:MemoryRepo._commit",
+}
+
+
+def timed_sync(home: Path, profiler: cProfile.Profile | None = None) -> tuple[float, dict, FsyncMeter, Spy]:
+    """One full sync into a new repository under `home`; return (seconds, summary, its fsyncs, its parts)."""
+    from memgit import config, sync
+
+    # A new path each run: deleting the last repo here would leave the disk busy freeing it.
+    repo = Path(tempfile.mkdtemp(prefix="memory-", dir=home))
+    repo.rmdir()
+    cfg = config.load(env={**user_env(home), "MEMGIT_HOME": str(repo)})
+    if profiler:
+        profiler.enable()
+    with FsyncMeter() as fsyncs, Spy(IN_RUN) as parts:
+        t0 = time.perf_counter()
+        result = sync.run(cfg, sync.SyncOptions(all=True))
+        seconds = time.perf_counter() - t0
+    if profiler:
+        profiler.disable()
+    return seconds, result.summary(), fsyncs, parts
+
+
+def stages(projects: Path) -> dict[str, float]:
+    """Seconds spent reading, redacting and extracting every main transcript, each stage alone."""
+    from memgit import notes, sync
+    from memgit.extract import heuristic
+    from memgit.sources import claude_code
+
+    files = claude_code.discover(projects)
+    spent = {"read": 0.0, "redact": 0.0, "extract": 0.0, "render": 0.0}
+    for f in files:
+        t0 = time.perf_counter()
+        t = claude_code.read_transcript(f.path, session_id=f.session_id)
+        t1 = time.perf_counter()
+        t = sync.redact_transcript(t, ())
+        t2 = time.perf_counter()
+        extraction = heuristic.extract(t, project="bench")
+        t3 = time.perf_counter()
+        if extraction.note is not None:
+            notes.render_note(sync.redact_note(extraction.note, ()))
+        t4 = time.perf_counter()
+        spent["read"] += t1 - t0
+        spent["redact"] += t2 - t1
+        spent["extract"] += t3 - t2
+        spent["render"] += t4 - t3
+    return spent
+
+
+def measure(label: str, home: Path, runs: int, rows: Rows, *, profile: bool) -> None:
+    projects = home / ".claude" / "projects"
+    everything, main = jsonl_bytes(projects)
+    print(f"\n{label}: {len(list(projects.rglob('*.jsonl')))} .jsonl files, {everything / 1e6:.1f} MB "
+          f"({main / 1e6:.1f} MB in main transcripts)")
+    times, flushes, runs_parts = [], [], []
+    for i in range(runs):
+        seconds, summary, fsyncs, parts = timed_sync(home)
+        times.append(seconds)
+        flushes.append(fsyncs.seconds)
+        runs_parts.append(parts)
+        print(f"  run {i + 1}: {seconds:.2f} s = {everything / 1e6 / seconds:.1f} MB/s  (read {summary['read']}, "
+              f"extracted {summary['extracted']}, skipped {summary['skipped']}, failed {summary['failed']}, "
+              f"commits {summary['commits']}; {fsyncs.calls} fsyncs took {fsyncs.seconds:.2f} s)", flush=True)
+    seconds = median(times)
+    flush = median(flushes)
+    commits = summary["commits"]
+    parts = runs_parts[times.index(seconds)] if seconds in times else runs_parts[-1]
+    spent = stages(projects)
+    rest = max(seconds - sum(spent.values()), 0.0)
+    print(f"  split of the median run ({seconds:.2f} s):")
+    print("    stages timed alone over the same sessions:")
+    for name, value in [*spent.items(), ("everything else: commits, consolidation, ...", rest)]:
+        print(f"      {name:46} {value:6.2f} s  {100 * value / seconds:5.1f}%  "
+              f"({everything / 1e6 / value if value else float('inf'):.0f} MB/s alone)")
+    print("    timed inside the run:")
+    for part in parts.targets:
+        if part in parts.absent:
+            print(f"      {part:46} (not in this version of memgit)")
+        else:
+            value = parts.seconds[part]
+            print(f"      {part:46} {value:6.2f} s  {100 * value / seconds:5.1f}%  ({parts.calls[part]} calls)")
+    print(f"      {'fsync':46} {flush:6.2f} s  {100 * flush / seconds:5.1f}%")
+    print(f"  without the time spent in fsync: {everything / 1e6 / (seconds - flush):.1f} MB/s")
+    consolidating = parts.seconds.get("consolidation (its commits included)", 0.0)
+    rows.add(f"heuristic sync, {label} (median of {runs})", everything / 1e6 / seconds, "MB/s", TARGET_MBPS,
+             higher_is_better=True, note=f"{everything / 1e6:.1f} MB, {commits} commits, {seconds:.2f} s; "
+                                         f"read {100 * spent['read'] / seconds:.0f}% redact "
+                                         f"{100 * spent['redact'] / seconds:.0f}% extract "
+                                         f"{100 * spent['extract'] / seconds:.0f}% rest {100 * rest / seconds:.0f}% "
+                                         f"(consolidation {100 * consolidating / seconds:.0f}%, "
+                                         f"fsync {100 * flush / seconds:.0f}%); "
+                                         f"{everything / 1e6 / (seconds - flush):.0f} MB/s without fsync time")
+    if profile:
+        profiler = cProfile.Profile()
+        timed_sync(home, profiler)
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(25)
+        print("  cProfile of one sync, by own time:")
+        print("\n".join("    " + line for line in out.getvalue().splitlines()[6:40]))
+
+
+def main() -> None:
+    parser = arg_parser(__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--sessions", type=int, default=200, help="generated sessions (default 200)")
+    parser.add_argument("--profile", action="store_true", help="print a cProfile of one sync per corpus")
+    args = parser.parse_args()
+    rows = Rows("throughput")
+    base = median(python_pass_ms(11))
+    rows.baseline_ms = base
+    print(f"python -c pass: {base:.1f} ms (median of 11)")
+    warm_imports()
+    runs = 1 if args.quick else args.runs
+    tmp = Path(tempfile.mkdtemp(prefix="memgit-bench-throughput-"))
+    try:
+        if CLAUDE_FIXTURES.is_dir():
+            home = tmp / "fixtures"
+            (home / ".claude" / "projects").mkdir(parents=True)
+            lay_out_fixtures(home / ".claude" / "projects")
+            measure("real fixtures", home, max(runs, 3), rows, profile=args.profile)
+        else:
+            print(f"\nreal fixtures: {CLAUDE_FIXTURES} is absent, skipped")
+        home = tmp / "generated"
+        n = 50 if args.quick else args.sessions
+        t0 = time.perf_counter()
+        write_transcripts(home / ".claude" / "projects", n, projects=10, size_kb=200, seed=5)
+        print(f"\n(generated {n} sessions in {time.perf_counter() - t0:.1f} s)")
+        measure(f"{n} generated sessions", home, runs, rows, profile=args.profile)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    rows.write(args.rows)
+
+
+if __name__ == "__main__":
+    main()
