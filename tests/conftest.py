@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fake_llm import fake_llm  # noqa: F401  (the fake OpenAI-compatible server, for every test module)
+
 ROOT = Path(__file__).resolve().parent.parent  # the project checkout
 SHARED = ROOT.parent / "shared"
 FIXTURES = SHARED / "fixtures" / "transcripts"
@@ -19,17 +21,22 @@ needs_shared = pytest.mark.skipif(
 )
 
 
+def point_home(mp: pytest.MonkeyPatch, home: Path, *, data: str = ".local/share", config: str = ".config") -> None:
+    """Make `home` the user's home for memgit and git: their variables scrubbed, HOME and XDG_* set."""
+    for key in list(os.environ):
+        if key.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "XDG_")):
+            mp.delenv(key, raising=False)
+    mp.setenv("HOME", str(home))
+    mp.setenv("XDG_DATA_HOME", str(home / data))
+    mp.setenv("XDG_CONFIG_HOME", str(home / config))
+    mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+
+
 @pytest.fixture(autouse=True)
 def hermetic_env(tmp_path_factory, monkeypatch):
     """Point HOME, XDG_* at a temp dir and scrub GIT_*, MEMGIT_*, CLAUDE_* variables."""
     home = tmp_path_factory.mktemp("home")
-    for key in list(os.environ):
-        if key.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "XDG_")):
-            monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    point_home(monkeypatch, home)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     monkeypatch.setenv("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")

@@ -4,7 +4,6 @@ Until `memgit sync` consolidates by itself, the fixture runs `memgit sync` then 
 every check reads the repository, so the tests hold either way.
 """
 
-import os
 import shutil
 import subprocess
 
@@ -15,7 +14,7 @@ from memgit import tokens
 from memgit.cli import cli
 from memgit.consolidate import _markdown
 from memgit.consolidate.skills import MARKER
-from tests.conftest import all_refs, fsck, git, ledger_commits, needs_shared
+from tests.conftest import all_refs, fsck, git, ledger_commits, needs_shared, point_home
 from tests.integration.test_sync_fixtures import lay_out_fixtures
 
 pytestmark = needs_shared
@@ -38,13 +37,7 @@ def home(tmp_path_factory):
 
 @pytest.fixture
 def env(home, monkeypatch):
-    for key in list(os.environ):
-        if key.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "XDG_")):
-            monkeypatch.delenv(key)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    point_home(monkeypatch, home, data="data", config="config")
     return home
 
 
@@ -52,13 +45,7 @@ def env(home, monkeypatch):
 def synced(home):
     """One sync over all fixtures (it consolidates), then a second run; shared by this module's tests."""
     with pytest.MonkeyPatch.context() as mp:
-        for key in list(os.environ):
-            if key.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "XDG_")):
-                mp.delenv(key)
-        mp.setenv("HOME", str(home))
-        mp.setenv("XDG_DATA_HOME", str(home / "data"))
-        mp.setenv("XDG_CONFIG_HOME", str(home / "config"))
-        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        point_home(mp, home, data="data", config="config")
         memgit("sync")  # reads every transcript, then consolidates each scope
         repo = home / "data" / "memgit"
         refs = all_refs(repo)

@@ -8,7 +8,7 @@ import socket
 import pytest
 
 from memgit import llm
-from tests.fake_llm import FakeLLM, Reply, fake_llm  # noqa: F401 - the fixture
+from tests.fake_llm import FakeLLM, Reply
 
 MODEL = "openai/fake-model"
 HELLO = [{"role": "user", "content": "hello"}]

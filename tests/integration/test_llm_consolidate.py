@@ -11,7 +11,7 @@ from memgit import config, llm
 from memgit.consolidate import llm as cons
 from memgit.model import Consolidation
 from tests.conftest import git
-from tests.fake_llm import Reply, fake_llm  # noqa: F401 - the fixture
+from tests.fake_llm import Reply
 from tests.integration.test_llm_sync import NOTE, write_sessions
 from tests.unit.test_llm_consolidate import MEMORY, NOTES, OTHER, PATH, PINNED, SUMMARY
 

@@ -7,7 +7,7 @@ import subprocess
 
 from memgit.synthetic import SessionWriter, session_id
 from tests.conftest import age, git, ledger_commits
-from tests.fake_llm import Reply, fake_llm  # noqa: F401 - the fixture
+from tests.fake_llm import Reply
 from tests.integration.test_secrets import planted
 
 MODEL = "openai/fake-model"

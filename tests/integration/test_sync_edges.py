@@ -26,17 +26,23 @@ def test_claude_config_dir_moves_where_transcripts_are_read(hermetic_env, monkey
     assert data["extracted"] == 1
 
 
-def test_a_held_lock_is_reported_with_no_wait_and_in_json(claude_projects, memory_path, memgit_cli):
-    one_session(claude_projects)
-    memgit_cli("init")
+def hold_lock(memory_path, seconds: float) -> subprocess.Popen:
+    """Another process holding the sync lock for `seconds` (returns once it holds it)."""
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import sys, time; from pathlib import Path; from memgit.lock import sync_lock\n"
-         "with sync_lock(Path(sys.argv[1]), wait=False):\n    print('held', flush=True); time.sleep(30)",
-         str(memory_path / ".git" / "memgit")],
+         "with sync_lock(Path(sys.argv[1]), wait=False):\n    print('held', flush=True); time.sleep(float(sys.argv[2]))",
+         str(memory_path / ".git" / "memgit"), str(seconds)],
         stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_a_held_lock_is_reported_with_no_wait_and_in_json(claude_projects, memory_path, memgit_cli):
+    one_session(claude_projects)
+    memgit_cli("init")
+    holder = hold_lock(memory_path, 30)
     try:
-        assert holder.stdout.readline().strip() == "held"
         result = memgit_cli("sync", "--no-wait", "--json")
         assert result.exit_code == 9
         error = json.loads(result.stdout)["error"]
@@ -52,13 +58,7 @@ def test_a_held_lock_is_reported_with_no_wait_and_in_json(claude_projects, memor
 def test_a_second_sync_waits_for_the_first_and_then_runs(claude_projects, memory_path, memgit_cli):
     one_session(claude_projects)
     memgit_cli("init")
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time; from pathlib import Path; from memgit.lock import sync_lock\n"
-         "with sync_lock(Path(sys.argv[1]), wait=False):\n    print('held', flush=True); time.sleep(1.5)",
-         str(memory_path / ".git" / "memgit")],
-        stdout=subprocess.PIPE, text=True, cwd=ROOT)
-    assert holder.stdout.readline().strip() == "held"
+    holder = hold_lock(memory_path, 1.5)
     started = time.monotonic()
     result = memgit_cli("sync", "--json")
     holder.wait()

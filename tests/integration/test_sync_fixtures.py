@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from memgit.sources import claude_code
-from tests.conftest import CLAUDE_FIXTURES, age, all_refs, fsck, git, ledger_commits, needs_shared
+from tests.conftest import CLAUDE_FIXTURES, age, all_refs, fsck, git, ledger_commits, needs_shared, point_home
 
 pytestmark = needs_shared
 
@@ -32,8 +32,6 @@ def lay_out_fixtures(projects: Path) -> None:
 @pytest.fixture(scope="module")
 def synced(tmp_path_factory):
     """One sync over all fixtures, shared by the tests of this module (it takes a few seconds)."""
-    import os
-
     from click.testing import CliRunner
 
     from memgit.cli import cli
@@ -43,13 +41,7 @@ def synced(tmp_path_factory):
     projects.mkdir(parents=True)
     lay_out_fixtures(projects)
     with pytest.MonkeyPatch.context() as mp:
-        for key in list(os.environ):
-            if key.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "XDG_")):
-                mp.delenv(key)
-        mp.setenv("HOME", str(home))
-        mp.setenv("XDG_DATA_HOME", str(home / "data"))
-        mp.setenv("XDG_CONFIG_HOME", str(home / "config"))
-        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        point_home(mp, home, data="data", config="config")
         first = CliRunner().invoke(cli, ["sync", "--json"], catch_exceptions=False)
         repo = home / "data" / "memgit"
         refs = all_refs(repo)
