@@ -89,8 +89,10 @@ def session_start(payload: dict, repo: str, env, *, now: float) -> None:
         out.flush()
     for problem in served.problems:
         log_line(env, "session-start", problem)
+    from memgit.lock import is_held
+
     state = os.path.join(repo, ".git", "memgit")
-    if served.eligible and not sync_running(state) and not _started_lately(state, now):
+    if served.eligible and not is_held(state) and not _started_lately(state, now):
         spawn_sync(["--no-wait"], repo, env, reason="session-start")
         _touch(os.path.join(state, SYNC_STAMP))
 
@@ -218,23 +220,6 @@ def _append(path: str, data: bytes) -> None:
 
 
 # ---- the background sync ----------------------------------------------------------------------
-
-
-def sync_running(state_dir: str) -> bool:
-    """Tell whether a sync holds the lock, without waiting (memgit.lock.lock_holder waits for a pid)."""
-    import fcntl
-
-    try:
-        fd = os.open(os.path.join(state_dir, "sync.lock"), os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)  # closing drops the probe's shared lock
-    return False
 
 
 def _started_lately(state_dir: str, now: float) -> bool:

@@ -119,6 +119,7 @@ class Ledger:
     entries: list[Entry] = field(default_factory=list)
     reverts: dict[str, str] = field(default_factory=dict)  # revert sha -> the sha it undoes
     by_session: dict[str, list[Entry]] = field(default_factory=dict, init=False)
+    undone_by: dict[str, list[str]] = field(default_factory=dict, init=False)  # sha -> the reverts of it
 
     def __post_init__(self) -> None:
         unique = {e.sha: e for e in self.entries}  # a commit reached from two branches counts once
@@ -128,11 +129,13 @@ class Ledger:
         self.by_session = {}
         for entry in self.entries:
             self.by_session.setdefault(entry.session, []).append(entry)
+        self.undone_by = {}
+        for revert, target in self.reverts.items():
+            self.undone_by.setdefault(target, []).append(revert)
 
     def is_reverted(self, sha: str) -> bool:
         """True when `sha` is undone: reverted by a commit that is not itself reverted."""
-        undone_by = [r for r, target in self.reverts.items() if target == sha]
-        return any(not self.is_reverted(r) for r in undone_by)
+        return any(not self.is_reverted(r) for r in self.undone_by.get(sha, ()))
 
     def processed_end(self, session: str) -> int:
         """The highest byte recorded for a session; -1 when it was never read."""

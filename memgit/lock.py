@@ -2,6 +2,7 @@
 
 The kernel drops an flock when its holder exits, however it exits (kill -9 included), so a
 crashed sync never leaves a stale lock behind. The file holds the holder's pid, for messages.
+Paths go through os.path, not pathlib: the session-start hook imports this module.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from memgit.errors import LockHeld
 
@@ -22,7 +22,7 @@ _SETTLE = 0.2  # a holder writes its pid right after locking; give it this long
 
 @contextmanager
 def sync_lock(
-    state_dir: Path,
+    state_dir: str | os.PathLike,
     *,
     wait: bool,
     timeout: float | None = None,
@@ -39,8 +39,8 @@ def sync_lock(
     Raises:
         LockHeld: the lock is held and wait=False, or the timeout passed.
     """
-    state_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(state_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    os.makedirs(state_dir, exist_ok=True)
+    fd = os.open(os.path.join(state_dir, LOCK_NAME), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
         if not _try_lock(fd):
             _acquire_contended(fd, wait, timeout, on_wait)
@@ -54,21 +54,29 @@ def sync_lock(
         os.close(fd)  # closing the descriptor releases the flock
 
 
-def lock_holder(state_dir: Path) -> int | None:
+def is_held(state_dir: str | os.PathLike) -> bool:
+    """Tell whether a sync holds the lock, at once: no waiting, and the lock is not taken."""
+    return _probe(state_dir, pid=False) is not None
+
+
+def lock_holder(state_dir: str | os.PathLike) -> int | None:
     """Return the pid holding the sync lock (0 if it holds it without a pid yet), else None."""
+    return _probe(state_dir, pid=True)
+
+
+def _probe(state_dir: str | os.PathLike, *, pid: bool) -> int | None:
     try:
-        fd = os.open(state_dir / LOCK_NAME, os.O_RDONLY | os.O_CLOEXEC)
-    except FileNotFoundError:
+        fd = os.open(os.path.join(state_dir, LOCK_NAME), os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
         return None
     try:
         try:  # a shared probe conflicts only with the holder's exclusive lock
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
-            return _settled_pid(fd) or 0
-        fcntl.flock(fd, fcntl.LOCK_UN)
+            return (_settled_pid(fd) or 0) if pid else 0
         return None
     finally:
-        os.close(fd)
+        os.close(fd)  # closing drops the probe's shared lock
 
 
 def _acquire_contended(

@@ -15,10 +15,6 @@ def data_dir(name: str) -> Path:
     return _PACKAGE.parent / name  # running from a checkout
 
 
-def read_template(relpath: str) -> str:
-    return (data_dir("templates") / relpath).read_text(encoding="utf-8")
-
-
 def repo_template_files() -> dict[str, bytes]:
     """Return the files a new memory repository starts with, keyed by path."""
     root = data_dir("templates") / "repo"

@@ -15,7 +15,7 @@ from memgit.cli import cli
 from memgit.consolidate import _markdown
 from memgit.consolidate.skills import MARKER
 from tests.conftest import all_refs, fsck, git, ledger_commits, needs_shared, point_home
-from tests.integration.test_sync_fixtures import lay_out_fixtures
+from tests.integration.test_sync_fixtures import fixtures_home
 
 pytestmark = needs_shared
 
@@ -28,11 +28,7 @@ def memgit(*args):
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
-    home = tmp_path_factory.mktemp("consolidation-home")
-    projects = home / ".claude" / "projects"
-    projects.mkdir(parents=True)
-    lay_out_fixtures(projects)
-    return home
+    return fixtures_home(tmp_path_factory, "consolidation-home")
 
 
 @pytest.fixture

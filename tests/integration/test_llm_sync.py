@@ -8,7 +8,7 @@ import subprocess
 from memgit.synthetic import SessionWriter, session_id
 from tests.conftest import age, git, ledger_commits
 from tests.fake_llm import Reply
-from tests.integration.test_secrets import planted
+from tests.integration.test_secrets import planted, write_planted_sessions
 
 MODEL = "openai/fake-model"
 NOTE = {
@@ -183,12 +183,7 @@ def test_an_empty_response_is_a_skip_that_records_its_tokens(claude_projects, me
 def test_the_server_never_receives_a_planted_secret_and_notes_never_keep_one(
         claude_projects, memory_path, memgit_cli, fake_llm):
     secrets = planted()
-    for i, (kind, (text, _value)) in enumerate(secrets.items()):
-        w = SessionWriter(session_id(f"llm-secret-{kind}"), "/home/demo/dev/vault")
-        w.user(f"Always deploy with this: {text} — never anything else.")
-        w.bash(f"{text} uv run pytest -x tests/", "12 passed in 0.8s")
-        w.bash("uv run pytest -x tests/", f"E   ConnectionError: could not connect with {text}", error=True)
-        age(w.write(claude_projects), 7200 - i)
+    write_planted_sessions(claude_projects, secrets, "llm-secret")
     # The model "stitches" a secret back together: the note is redacted again after extraction.
     leaky = {**NOTE, "learnings": [{"type": "fact", "text": f"Deploy key: {secrets['github_ghp'][1]}"}]}
     fake_llm.default = Reply.json(leaky)

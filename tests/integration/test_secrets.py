@@ -62,10 +62,10 @@ def planted() -> dict[str, tuple[str, str]]:
     return {kind: (texts.get(kind, f"the key is {value}"), value) for kind, value in cases.items()}
 
 
-def test_planted_secrets_appear_in_no_object(claude_projects, memory_path, memgit_cli):
-    secrets = planted()
+def write_planted_sessions(projects, secrets: dict[str, tuple[str, str]], prefix: str) -> None:
+    """One idle session per secret, carrying it in user text, tool input and tool output."""
     for i, (kind, (text, _value)) in enumerate(secrets.items()):
-        w = SessionWriter(session_id(f"secret-{kind}"), "/home/demo/dev/vault")
+        w = SessionWriter(session_id(f"{prefix}-{kind}"), "/home/demo/dev/vault")
         # user text: a stated preference, so the extractor wants to keep the sentence
         w.user(f"Always deploy with this: {text} — never anything else.")
         # tool input: a successful test command carrying it
@@ -73,7 +73,12 @@ def test_planted_secrets_appear_in_no_object(claude_projects, memory_path, memgi
         # tool output: a failing command whose error shows it, then the fix
         w.bash("uv run pytest -x tests/", f"E   ConnectionError: could not connect with {text}", error=True)
         w.bash("uv run pytest -x tests/", "12 passed in 0.9s")
-        age(w.write(claude_projects), 7200 - i)
+        age(w.write(projects), 7200 - i)
+
+
+def test_planted_secrets_appear_in_no_object(claude_projects, memory_path, memgit_cli):
+    secrets = planted()
+    write_planted_sessions(claude_projects, secrets, "secret")
     result = memgit_cli("sync")
     assert result.exit_code == 0, result.stderr
     assert "extracted 0" not in result.stdout

@@ -29,6 +29,15 @@ def lay_out_fixtures(projects: Path) -> None:
             age(path)
 
 
+def fixtures_home(tmp_path_factory, name: str) -> Path:
+    """A temporary HOME whose ~/.claude/projects holds the fixtures, laid out as Claude Code keeps them."""
+    home = tmp_path_factory.mktemp(name)
+    projects = home / ".claude" / "projects"
+    projects.mkdir(parents=True)
+    lay_out_fixtures(projects)
+    return home
+
+
 @pytest.fixture(scope="module")
 def synced(tmp_path_factory):
     """One sync over all fixtures, shared by the tests of this module (it takes a few seconds)."""
@@ -36,10 +45,8 @@ def synced(tmp_path_factory):
 
     from memgit.cli import cli
 
-    home = tmp_path_factory.mktemp("fixtures-home")
+    home = fixtures_home(tmp_path_factory, "fixtures-home")
     projects = home / ".claude" / "projects"
-    projects.mkdir(parents=True)
-    lay_out_fixtures(projects)
     with pytest.MonkeyPatch.context() as mp:
         point_home(mp, home, data="data", config="config")
         first = CliRunner().invoke(cli, ["sync", "--json"], catch_exceptions=False)
