@@ -66,7 +66,9 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {}
         fake: FakeLLM = self.server.fake  # type: ignore[attr-defined]
-        reply = fake.take({"path": self.path, "headers": dict(self.headers), "body": body, "raw": raw})
+        # Header names are case-insensitive (HTTP/1.1) and clients differ in case: record them lower-cased.
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        reply = fake.take({"path": self.path, "headers": headers, "body": body, "raw": raw})
         try:
             self._answer(reply, body, fake)
         finally:

@@ -32,7 +32,7 @@ def test_a_reply_comes_back_with_its_usage_and_the_schema_was_sent(fake_llm):
     assert (usage.prompt_tokens, usage.completion_tokens, usage.calls, usage.cost) == (1000, 200, 1, None)
     [request] = fake_llm.requests
     assert request["path"] == "/v1/chat/completions"
-    assert request["headers"]["Authorization"] == "Bearer sk-fake"
+    assert request["headers"]["authorization"] == "Bearer sk-fake"
     body = request["body"]
     assert body["model"] == "fake-model" and body["max_tokens"] == 123
     assert body["response_format"] == {"type": "json_schema", "json_schema": SCHEMA}
@@ -77,7 +77,7 @@ def test_a_local_server_needs_no_key(fake_llm, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY")
     fake_llm.script(Reply.json({"answer": "local"}))
     assert llm.structured(MODEL, HELLO, answer, schema=SCHEMA, api_base=fake_llm.api_base) == "local"
-    assert fake_llm.requests[0]["headers"]["Authorization"] == f"Bearer {llm.NO_KEY}"
+    assert fake_llm.requests[0]["headers"]["authorization"] == f"Bearer {llm.NO_KEY}"
 
 
 def test_a_timeout_is_retried_then_reported(fake_llm, monkeypatch):
