@@ -4,8 +4,8 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memgit"
-CORE = ["model.py", "notes.py", "redact.py", "ledger.py", "selection.py", "extract/heuristic.py", "synthetic.py",
-        "consolidate/heuristic.py"]
+CORE = ["model.py", "notes.py", "redact.py", "ledger.py", "selection.py", "synthetic.py", "consolidate/heuristic.py",
+        *sorted(p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "extract" / "heuristic").glob("*.py"))]
 FORBIDDEN = {"dulwich", "litellm", "click", "subprocess"}
 
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..extract._shell import parse
+from ..extract.heuristic.shell import parse
 from ._clusters import Cluster, code_spans, normalise
 
 MIN_SESSIONS = 3

@@ -1,3 +1,3 @@
 """Extractors: a transcript in, a note (or the reason there is none) out."""
 
-HEURISTIC = "heuristic/1"  # the offline extractor's name, as its commits record it
+HEURISTIC = "heuristic/2"  # the offline extractor's name and rule version, as its commits record it

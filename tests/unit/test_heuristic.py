@@ -1,4 +1,8 @@
-"""The heuristic extractor on hand-built transcripts: what becomes a learning, and what must not."""
+"""The heuristic extractor on hand-built transcripts: what becomes a learning, and what must not.
+
+The sentences are taken from the real sessions in ../shared/fixtures/transcripts (named in each
+table), so each rule is shown on what people and agents actually write.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ import re
 import pytest
 
 from memgit.extract import heuristic
-from memgit.extract._shell import parse
+from memgit.extract.heuristic import filters, preferences, rank
+from memgit.extract.heuristic.shell import parse, verbatim
 from memgit.model import LEARNING_TYPES, Extraction, Note, ToolCall, Transcript, Turn
 
 CWD = "/home/u/dev/pinion"
@@ -34,6 +39,15 @@ def call(name: str, output: str = "ok", *, error: bool = False, **inputs) -> Too
     return ToolCall(f"t{next(_ids)}", name, inputs, output, error, True)
 
 
+def rejected(words: str) -> ToolCall:
+    return call("Edit", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+                        f"was a file edit, the new_string was NOT written to the file). To tell you how to proceed, "
+                        f"the user said:\n{words}", error=True, file_path=f"{CWD}/a.py")
+
+
+INTERRUPT = Turn("user", "[Request interrupted by user for tool use]", "interrupt")
+
+
 def transcript(*turns: Turn, title: str | None = None) -> Transcript:
     return Transcript(
         session_id="6f1c2e4a-0b1d-4c39-9a65-0c9d0f5a7e11", agent="claude-code", source="/x.jsonl", cwd=CWD,
@@ -42,110 +56,199 @@ def transcript(*turns: Turn, title: str | None = None) -> Transcript:
     )
 
 
+def extract(*turns: Turn, title: str | None = None) -> Extraction:
+    return heuristic.extract(transcript(*turns, title=title), project="pinion")
+
+
 def note_of(*turns: Turn, title: str | None = None) -> Note:
-    result = heuristic.extract(transcript(*turns, title=title), project="pinion")
+    result = extract(*turns, title=title)
     assert result.note is not None, result.reason
     return result.note
 
 
-def texts(note: Note, kind: str) -> list[str]:
-    return [learning.text for learning in note.learnings if learning.type == kind]
+def texts(note: Note | None, *kinds: str) -> list[str]:
+    """The learnings of those kinds; none when the session was a skip (no note)."""
+    return [learning.text for learning in note.learnings if learning.type in kinds] if note else []
 
 
-def with_work(prompt: str) -> Note:
-    """A note for a session whose only request is `prompt` and that edited a file."""
-    return note_of(user(prompt), agent(edit(f"{CWD}/src/app.py"), text="Done."))
+def learned(*turns: Turn, kinds: tuple[str, ...] = ("preference", "convention")) -> list[str]:
+    """What a session, note or skip, learned of those kinds."""
+    return texts(extract(*turns).note, *kinds)
 
 
-# -- preferences and conventions ---------------------------------------------------------------
+def everything(note: Note) -> str:
+    return "\n".join([note.title, note.summary, *(learning.text for learning in note.learnings)])
 
-RULES = [
+
+WORK = (user("Fix the sync"), agent(edit(f"{CWD}/sync.py"), text="I've updated `sync.py`."))
+
+
+def after_work(*turns: Turn) -> Note:
+    """A session in which the agent did some work first, then the given turns."""
+    return note_of(*WORK, *turns)
+
+
+# -- preferences: standing rules and corrections, not one-off instructions ------------------------
+
+RULES = [  # (what the person typed, type, the learning)
+    # 8e_0a64736bc7 (entire-cli): a rule stated with the first request
+    ("I'm working on linear ENT-98. keep our working documentation in linear.", "preference",
+     "Keep our working documentation in linear."),
     ("don't use emoji in commit messages", "preference", "Don't use emoji in commit messages."),
-    ("please, don't use emoji in commit messages, thanks", "preference", "Don't use emoji in commit messages."),
-    ("Please always run the linter before committing.", "preference", "Always run the linter before committing."),
     ("Never push directly to main.", "preference", "Never push directly to main."),
-    ("No need to ask before running the tests.", "preference", "No need to ask before running the tests."),
     ("I prefer small focused commits.", "preference", "The user prefers small focused commits."),
     ("Use pnpm instead of npm.", "convention", "Use pnpm instead of npm."),
     ("We use uv for everything in this repo.", "convention", "The project uses uv for everything in this repo."),
-    ("Stop adding comments to every function.", "convention", "Stop adding comments to every function."),
-    ("Make sure type hints are on every public function.", "convention",
-     "Make sure type hints are on every public function."),
     ("I don\u2019t want you to touch the migrations.", "convention", "Don't touch the migrations."),
-    ("Thanks. From now on, write tests with pytest, not unittest.", "convention",
+    ("Thanks. From now on, write tests with pytest, not unittest.", "preference",
      "From now on, write tests with pytest, not unittest."),
-    ("<ide_opened_file>The user opened app.py</ide_opened_file>\nNever use print for logging", "convention",
-     "Never use print for logging."),
-    ("Now add a --delimiter option. Use click options, not argparse.", "convention", "Use click options, not argparse."),
-    ("Add metrics. Prefer prometheus_client over statsd.", "convention", "Prefer prometheus_client over statsd."),
     ("Add logging. Always use structlog, never print.", "convention", "Always use structlog, never print."),
-    ("To be clear: don't use Slack for status updates, post them in the ticket.", "preference",
-     "Don't use Slack for status updates, post them in the ticket."),
+    ("Fix it but keep the complexity low", "preference", None),  # not a directive of its own: a one-off
 ]
 
 
 @pytest.mark.parametrize(("prompt", "kind", "text"), RULES, ids=[r[0][:40] for r in RULES])
 def test_a_stated_rule_becomes_a_clean_standalone_learning(prompt, kind, text):
-    note = with_work(prompt)
-    assert [(learning.type, learning.text) for learning in note.learnings if learning.type == kind] == [(kind, text)]
+    turns = (user(prompt), agent(edit(f"{CWD}/a.py"), text="Done."), user("thanks"))
+    if text is None:
+        assert learned(*turns) == []
+    else:
+        assert [(l.type, l.text) for l in note_of(*turns).learnings if l.text == text] == [(kind, text)]
 
 
-NOT_RULES = [
+ONE_OFF = [  # one-off instructions for the task at hand, from the fixtures: never a preference
+    "yes, fix it",  # ad_a8171575ce (entire-cli)
+    "can we add a simple tests assuming we have tests for logging?",  # 37_995ebed6e4
+    "There's only a README.md and LICENSE there, please also fill in the readme",  # 9e953218 (claude-code-log)
+    "ok, let's implement this",  # cd_95adddad32
+    "Implement 1,2 and 3.",  # 37_995ebed6e4
+    "Can you make sure the tests pass?",
+    "Don't change this file yet",
     "I don't know why this fails",
     "don't worry about the flaky test, fix the parser",
-    "I don't think that's right, look again at the parser",
-    "It always fails on CI",
-    "Why don't you try again?",
-    "Can you make sure the tests pass?",
-    "They don't look that bad. Fix the type issues.",
-    "Don't do that",
-    "never mind, fix the parser",
-    "Don't change this file yet",
-    "Keep it short",
-    "the redirect uses rewrites instead of basePath",
-    "12:01:33.208 error: please make sure you have the correct access rights\n"
-    "12:01:33.209 fatal: could not read\n12:01:33.301 Always check the remote",
 ]
 
 
-@pytest.mark.parametrize("prompt", NOT_RULES)
-def test_chatter_questions_and_one_off_requests_are_not_rules(prompt):
-    note = with_work(prompt)
-    assert texts(note, "preference") == [] and texts(note, "convention") == []
+@pytest.mark.parametrize("prompt", ONE_OFF)
+def test_one_off_instructions_are_not_preferences(prompt):
+    assert learned(*WORK, user(prompt), agent(edit(f"{CWD}/b.py"), text="Done: updated `b.py`.")) == []
 
 
-def test_only_the_person_own_prompts_count_as_rules():
+CORRECTIONS = [  # the person pushing back on what the agent did, kept whole in their words
+    # 37f83ec9 (claude-code-log)
+    "oh, I didn't find those cross-session navigation links helpful, can you please replace them with a single "
+    "link to the combined transcript instead?",
+    # cd_95adddad32 (entire-cli)
+    "no remove this again, the risk someone assumes it's a stable link is to big",
+    # 37f83ec9: asked as a question, still pushback
+    "could we reuse claude_code_log/templates/components/session_nav.html for that? looks like it's very similar?",
+]
+
+
+@pytest.mark.parametrize("words", CORRECTIONS, ids=[c[:40] for c in CORRECTIONS])
+def test_a_correction_is_kept_whole_in_the_person_own_words(words):
+    note = after_work(user(words), agent(edit(f"{CWD}/b.py"), text="Done."))
+    [found] = texts(note, "preference", "convention")
+    assert found == f'The user corrected the agent: "{preferences.strip_filler(words)}"'
+    assert "instead" in found or "remove this again" in found or "reuse" in found
+
+
+def test_words_typed_when_rejecting_a_tool_call_are_a_correction():
+    # ad_a8171575ce (entire-cli): the rejected edit, and what the person typed
+    note = after_work(agent(rejected("any chance we can consolidate this code?")),
+                      agent(edit(f"{CWD}/common.go"), text="Good call, one helper now."))
+    assert 'The user corrected the agent: "any chance we can consolidate this code?"' in texts(
+        note, "preference", "convention")
+
+
+def test_after_an_interruption_a_redirect_is_a_correction_and_a_resume_is_not():
+    # 8a2518dd (agentcmd): the person stopped the agent and redirected it
+    redirect = after_work(INTERRUPT, user("Completely outside the search bar entirely"), agent(edit(f"{CWD}/b.tsx")))
+    assert texts(redirect, "preference", "convention") == [
+        'The user corrected the agent: "Completely outside the search bar entirely"']
+    # 1e_868c83dbb7 (entire-cli): "continue" resumes the agent, it corrects nothing
+    assert learned(*WORK, INTERRUPT, user("continue, network should be better now"), agent(edit(f"{CWD}/b.go"))) == []
+
+
+def test_the_first_request_is_never_a_correction():
+    # 37_995ebed6e4 (entire-cli): "we should" opens the session; nothing of the agent's to correct yet
+    found = learned(user("We should add the agent name to any logging"), agent(edit(f"{CWD}/logger.go")))
+    assert not any(t.startswith("The user corrected") for t in found)
+
+
+def test_a_pasted_document_is_not_the_person_pushing_back():
+    # cb2e607c (claude-code-log): uv's documentation, pasted; "instead" is the docs' word, not the person's
+    pasted = ("For brevity, the documentation will mostly refer to uvx instead of uv tool run. Tools can also be "
+              "installed with uv tool install, in which case their executables are available on the PATH.")
+    assert learned(*WORK, user(pasted), agent(edit(f"{CWD}/README.md"))) == []
+
+
+def test_only_the_person_own_words_count():
     rule = "Never use emoji in commit messages."
-    note = note_of(
+    assert learned(
         user("Fix the parser"),
         user(rule, sidechain=True),  # a subagent prompt, written by the agent
-        user(f"This session is being continued from a previous conversation.\n{rule}", "compact_summary"),
         user(f"<command-name>/review</command-name> {rule}", "command"),
         agent(edit(f"{CWD}/parser.py"), text="Done."),
-    )
-    assert texts(note, "preference") == []
-    queued = note_of(user("Fix the parser"), user(rule, "queued"), agent(edit(f"{CWD}/p.py")))
-    assert texts(queued, "preference") == ["Never use emoji in commit messages."]
+    ) == []
 
 
-def test_words_typed_when_rejecting_a_tool_call_count_as_the_person_own():
-    rejected = bash("git push --force", "The user doesn't want to proceed with this tool use. The tool use was "
-                    "rejected. The user provided the following reason for the rejection: never force-push", error=True)
-    note = note_of(user("Publish the branch"), agent(rejected), agent(bash("git push", "ok")), agent(edit("a.py")))
-    assert texts(note, "preference") == ["Never force-push."]
+# -- the filter stage ------------------------------------------------------------------------------
+
+FILTERED = [  # (text, why it is no learning)
+    ("Here's what's happening:", "fragment"),  # ad_a8171575ce: introduces what follows
+    ("So for `hooks_git_cmd.go`, we can do:", "fragment"),  # 37_995ebed6e4
+    ("and then the shadow branch is reset", "fragment"),
+    ("Works now.", "fragment"),  # under four words
+    ("The tokenizer lives in `public/tokenizer`, see `next", "fragment"),  # cut mid-code-span
+    ("Perfect! Now let's test the fix:", "fragment"),  # 37f83ec9
+    ("Let me check how `GetCurrentHookAgent` works and what happens when it fails.", "narration"),  # ad_a8171575ce
+    ("Would you like me to help set this up?", "narration"),  # 9e953218
+    ("You're absolutely right! Looking back at the document, even with suffixes, scenario 5 stays.", "narration"),
+    ("fatal: clone of 'git@github.com:daaain/online-llm-tokenizer.git' into submodule path failed",
+     "not prose"),  # 9e953218: a pasted Vercel build log
+    ('"mimeType": "text/html; charset=utf-8"', "not prose"),  # 9e953218: a pasted HAR
+    ("Traceback (most recent call last): File x.py in <module>", "not prose"),
+    ("Fixed in commit 5ea305f67ff76bfb498a20a174b387c516f23f60 on the branch.", "ephemeral"),  # ef958aa1
+    ("The API error was request req_011CXoLzhgZytppExZLb9Nrw from the gateway.", "ephemeral"),  # ad_ac80fffbb8
+    ("The screenshot was taken at 2025-10-24 14:54 on the laptop.", "ephemeral"),
+    ("Review comments are on platform-frontend-next/pull/278 for this.", "ephemeral"),  # cb2e607c
+    ("This session is being continued from a previous conversation that ran out of context.", "injected"),
+    ("<memgit-context> the project is built with uv </memgit-context>", "injected"),
+]
 
 
-def test_preferences_are_capped_and_deduplicated():
-    prompts = [user(f"Never use library{i} for parsing.") for i in range(8)]
-    prompts += [user("Never use library0 for parsing!"), user("never use library0 for parsing")]
-    note = note_of(*prompts, agent(edit("a.py")))
-    found = texts(note, "preference") + texts(note, "convention")
-    assert len(found) == heuristic.PER_TYPE["convention"]
-    assert len(set(found)) == len(found)
-    assert len(note.learnings) <= heuristic.MAX_LEARNINGS
+@pytest.mark.parametrize(("text", "why"), FILTERED, ids=[f[0][:40] for f in FILTERED])
+def test_the_filter_refuses_what_is_no_learning(text, why):
+    assert filters.problem(text) == why
 
 
-# -- commands and gotchas ----------------------------------------------------------------------
+KEPT = [
+    # ad_a8171575ce: a root cause, stated by the agent
+    "The root cause is in `manual_commit_git.go`: both `SaveChanges` and `SaveTaskCheckpoint` use "
+    "`DefaultAgentType` when the session state doesn't exist.",
+    # 8e_0a64736bc7: a fact about a tool
+    "Linear does support issue-level documents, but the MCP server's `create_document` tool only has a "
+    "`project` parameter, not an `issue` parameter.",
+    "Tests run with `uv run pytest -x tests/`.",
+]
+
+
+@pytest.mark.parametrize("text", KEPT, ids=[k[:40] for k in KEPT])
+def test_the_filter_keeps_whole_statements(text):
+    assert filters.problem(text) is None
+
+
+def test_scrub_makes_paths_relative_and_drops_line_numbers_and_temporary_files():
+    assert filters.scrub(f"`{CWD}/memgit/sync.py:120` returns early (line 688)", CWD) == "`memgit/sync.py` returns early"
+    assert filters.scrub("see /Users/dain/.claude/guidelines/work.md", CWD) == "see ~/.claude/guidelines/work.md"
+    # 8a2518dd (agentcmd): a screenshot dragged into the prompt
+    assert filters.scrub("not the new session button. this one'/var/folders/sr/6t3/T/TemporaryItems/NSIRD_x/"
+                         "Screenshot 2025-10-24 at 2.54.54 PM.png' the plus button") == \
+        "not the new session button. this one the plus button"
+
+
+# -- commands: verbatim, the most general form that passed -----------------------------------------
 
 PYTEST_FAIL = """\
 ==================================== ERRORS ====================================
@@ -158,26 +261,72 @@ ModuleNotFoundError: No module named 'pinion'
 =========================== short test summary info ============================
 ERROR tests/test_sync.py
 !!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!
-=============================== 1 error in 0.31s ===============================
 """
 PYTEST_PASS = "============================== 12 passed in 0.84s =============================="
 
 
-def test_a_fail_fixed_by_an_edit_then_a_pass_is_one_gotcha_and_one_command():
+def test_a_command_is_quoted_as_it_ran_without_its_leading_cd():
     note = note_of(
         user("Make the sync tests pass"),
-        agent(bash(f"cd {CWD} && uv run pytest -x tests/ -v", PYTEST_FAIL, error=True)),
-        agent(call("Read", file_path=f"{CWD}/tests/conftest.py")),
-        agent(edit(f"{CWD}/tests/conftest.py")),
         agent(bash(f"cd {CWD} && uv run pytest -x tests/ 2>&1 | tail -20", PYTEST_PASS), text="All tests pass."),
     )
-    assert texts(note, "command") == ["Tests run with `uv run pytest -x tests/`."]
-    assert texts(note, "gotcha") == [
-        "`uv run pytest -x tests/` fails with \"ModuleNotFoundError: No module named 'pinion'\"; "
-        "fixed by editing conftest.py."
-    ]
-    assert note.outcome == "success"
-    assert "pytest" in note.keywords
+    assert texts(note, "command") == ["Tests run with `uv run pytest -x tests/ 2>&1 | tail -20`."]
+    assert verbatim(f'cd "{CWD}" ; make lint') == "make lint"
+
+
+def test_the_suite_wins_over_one_test_and_only_passing_runs_count():
+    # ad_a8171575ce (entire-cli): the agent ran selected tests, then the suite
+    note = note_of(
+        user("fix the agent type"),
+        agent(bash('go test ./cmd/entire/cli/strategy/ -run "TestA|TestB" -v -count=1', "ok  \tstrategy\t0.4s")),
+        agent(bash("go test ./...", "FAIL\tgithub.com/x/y\t0.1s\nFAIL", error=True)),
+        agent(bash("mise run test", "ok")),
+        agent(bash("go test ./cmd/entire/cli/strategy/", "ok  \tstrategy\t0.5s")),
+    )
+    assert texts(note, "command") == ["Tests run with `mise run test`."]
+
+
+def test_one_command_per_purpose():
+    runs = [agent(bash(f"uv run pytest tests/test_{i}.py -v", PYTEST_PASS)) for i in range(4)]
+    runs += [agent(bash(cmd, "ok")) for cmd in ("uv run pytest", "ruff check .", "ruff format .", "uv run mypy src")]
+    commands = texts(note_of(user("check everything"), *runs), "command")
+    assert commands == ["Tests run with `uv run pytest`.", "Lint with `ruff check .`.", "Type-check with `uv run mypy src`.",
+                        "Format with `ruff format .`."] or sorted(commands) == sorted(
+        ["Tests run with `uv run pytest`.", "Lint with `ruff check .`.", "Type-check with `uv run mypy src`.",
+         "Format with `ruff format .`."])
+
+
+def test_a_command_whose_output_shows_failures_did_not_pass():
+    piped = "FAIL\tgithub.com/x/y/strategy\t0.4s\nFAIL\n[test] ERROR task failed"
+    result = extract(user("run the tests"), agent(bash("mise run test 2>&1 | tail -5", piped)), agent(edit("x.go")))
+    assert result.note is None or texts(result.note, "command") == []
+
+
+PARSED = [
+    (f"cd {CWD} && uv run pytest -x tests/ -v", "uv run pytest -x tests/", ("test",)),
+    ("python -m pytest tests/unit/test_a.py::test_b -q", "python -m pytest", ("test",)),
+    ("npm run build 2>&1 | tail -20", "npm run build", ("build",)),
+    ("go test ./cmd/x/strategy/ -run TestFoo -v", "go test", ("test",)),
+    ("mise run fmt && mise run lint && mise run test", "mise run fmt && mise run lint && mise run test",
+     ("format", "lint", "test")),
+    ("bash -lc 'uv run mypy memgit'", "uv run mypy memgit", ("typecheck",)),
+    ("./gradlew test", "./gradlew test", ("test",)),
+]
+
+
+@pytest.mark.parametrize(("command", "key", "categories"), PARSED)
+def test_commands_are_classified_and_grouped_by_what_they_do(command, key, categories):
+    shell = parse(command)
+    assert shell is not None and (shell.text, shell.categories) == (key, categories)
+
+
+@pytest.mark.parametrize("command", ["git status", "ls -la", "uv run python -c 'print(1)'", "cat pytest.ini",
+                                     "grep -rn pytest .", "git commit -m 'x' <<EOF\nmsg\nEOF", None, ""])
+def test_other_commands_are_not_build_commands(command):
+    assert parse(command) is None
+
+
+# -- gotchas: error, cause, fix; never routine churn ---------------------------------------------------
 
 
 def test_a_setup_command_between_the_fail_and_the_pass_is_the_fix():
@@ -187,137 +336,84 @@ def test_a_setup_command_between_the_fail_and_the_pass_is_the_fix():
         agent(bash("npm install", "added 212 packages in 3s")),
         agent(bash("npm test", "Test Files  4 passed (4)\n     Tests  31 passed (31)")),
     )
-    assert texts(note, "gotcha") == ["`npm test` fails with \"Error: Cannot find module 'vitest'\" until `npm install` is run."]
-    assert "Tests run with `npm test`." in texts(note, "command")
-
-
-def test_failing_assertions_fixed_by_editing_code_are_ordinary_work_not_gotchas():
-    failure = "    assert parse('a') == 1\nE   AssertionError: assert 2 == 1\n=== 1 failed, 3 passed in 0.2s ==="
-    note = note_of(
-        user("fix the parser"),
-        agent(bash("pytest", failure, error=True)), agent(edit("parser.py")), agent(bash("pytest", "4 passed")),
-    )
-    assert texts(note, "gotcha") == []
-    assert texts(note, "command") == ["Tests run with `pytest`."]
-
-
-def test_a_command_whose_output_shows_failures_did_not_pass():
-    piped = "FAIL\tgithub.com/x/y/strategy\t0.4s\nFAIL\n[test] ERROR task failed"
-    note = note_of(user("run the tests"), agent(bash("mise run test 2>&1 | tail -5", piped)), agent(edit("x.go")))
-    assert texts(note, "command") == []
-    assert note.outcome == "fail"
+    assert texts(note, "gotcha") == [
+        "`npm test` failed with \"Error: Cannot find module 'vitest'\"; running `npm install` fixed it."]
 
 
 def test_a_different_invocation_that_works_is_a_workaround():
     note = note_of(
-        user("check the script"),
-        agent(bash("python scripts/check.py", "bash: python: command not found", error=True)),
-        agent(bash("python3 scripts/check.py", "all good")),
-        agent(edit("scripts/check.py")),
+        user("run the suite"),
+        agent(bash("pytest", "bash: pytest: command not found", error=True)),
+        agent(bash("uv run pytest", PYTEST_PASS)),
     )
+    assert texts(note, "gotcha") == ['`pytest` failed with "bash: pytest: command not found"; `uv run pytest` works.']
+
+
+LINT = "manual_commit_condensation.go:88:2: Error return value of `baseCommit.Tree` is not checked (errcheck)\n1 issues"
+
+
+def test_routine_lint_churn_and_failing_assertions_are_not_gotchas():
+    # 76_62d755ef9f (entire-cli): lint findings fixed by editing the file, over and over
+    lint = extract(user("run the linter and fix it"), agent(bash("mise run lint", LINT, error=True)),
+                   agent(edit(f"{CWD}/manual_commit_condensation.go")), agent(bash("mise run lint", "0 issues.")))
+    assert lint.note is None or texts(lint.note, "gotcha") == []
+    failure = "    assert parse('a') == 1\nE   AssertionError: assert 2 == 1\n=== 1 failed, 3 passed in 0.2s ==="
+    assert learned(user("fix the parser"), agent(bash("pytest", failure, error=True)), agent(edit("parser.py")),
+                   agent(bash("pytest", "4 passed")), kinds=("gotcha",)) == []
+
+
+def test_a_reported_problem_and_the_fix_the_agent_made_are_one_gotcha():
+    # 9e953218 (claude-code-log): the person pastes Vercel's build log; the agent switches the submodule URL
+    log = ("This is annoying, maybe we should use the https repo address?\n\n01:12:38.300\n Host key verification "
+           "failed.\n01:12:38.301\n fatal: Could not read from remote repository.\n01:12:38.302\n fatal: clone of "
+           "'git@github.com:daaain/online-llm-tokenizer.git' into submodule path '/vercel/path0/public/tokenizer' failed")
+    answer = ("Perfect! I've switched the submodule from SSH (`git@github.com:`) to HTTPS (`https://github.com/`). "
+              "Now Vercel will be able to clone the submodule during the build process without needing SSH keys.")
+    note = after_work(user(log), agent(edit(f"{CWD}/.gitmodules"), text=answer))
+    [gotcha] = texts(note, "gotcha")
+    assert gotcha.startswith('Problem: "Could not read from remote repository." Fix: Switched the submodule from SSH')
+    assert "without needing SSH keys" in gotcha
+    assert "01:12" not in everything(note)
+
+
+def test_the_agent_naming_a_root_cause_is_a_gotcha():
+    # ad_a8171575ce (entire-cli), the agent's bug analysis
+    analysis = ("OK, I've traced the full flow.\n\n## Bug Analysis\n\n**The root cause is in `manual_commit_git.go`** - "
+                "both `SaveChanges` and `SaveTaskCheckpoint` use `DefaultAgentType` (\"Agent\") when the session state "
+                "doesn't exist or is partial, completely **ignoring** `ctx.AgentType`.\n\nWant me to go ahead?")
+    note = note_of(user("let's debug - ENT-207 in linear"), agent(call("Read", file_path="x.go"), text=analysis))
     assert texts(note, "gotcha") == [
-        '`python scripts/check.py` fails with "bash: python: command not found"; `python3 scripts/check.py` works instead.'
-    ]
+        "The root cause is in `manual_commit_git.go` - both `SaveChanges` and `SaveTaskCheckpoint` use "
+        "`DefaultAgentType` (\"Agent\") when the session state doesn't exist or is partial, completely ignoring "
+        "`ctx.AgentType`."]
 
 
-PARSED = [
-    (f"cd {CWD} && uv run pytest -x tests/ -v", "uv run pytest -x tests/", ("test",)),
-    ("python -m pytest tests/unit/test_a.py::test_b -q", "python -m pytest", ("test",)),
-    ("uv run pytest -k 'sync and not slow' /tmp/pytest-of-u/x", "uv run pytest", ("test",)),
-    ("npm run build 2>&1 | tail -20", "npm run build", ("build",)),
-    ("CI=1 pnpm run lint", "CI=1 pnpm run lint", ("lint",)),
-    ("go test ./... -count=1", "go test ./... -count=1", ("test",)),
-    ("go test ./cmd/x/strategy/ -run TestFoo -v", "go test", ("test",)),
-    ("mise run fmt && mise run lint && mise run test", "mise run fmt && mise run lint && mise run test",
-     ("format", "lint", "test")),
-    ("docker compose up -d", "docker compose up -d", ("run",)),
-    ("bash -lc 'uv run mypy memgit'", "uv run mypy memgit", ("typecheck",)),
-    ("cargo test --workspace", "cargo test --workspace", ("test",)),
-    ("source .venv/bin/activate && ruff check --fix .", "ruff check --fix .", ("lint",)),
-    ("make", "make", ("build",)),
-    ("./gradlew test", "./gradlew test", ("test",)),
-]
+def test_the_agent_thinking_aloud_about_its_own_mistake_is_no_gotcha():
+    # 37f83ec9 (claude-code-log): debugging its own test
+    musing = ("The issue is that I'm calling `cache_manager.get_cached_project_data()` which returns actual cached "
+              "data, but in my test I'm setting `cache_manager.project_data` directly. It looks like the function "
+              "is returning `None` because the cache doesn't have real cached data.")
+    assert learned(user("add the link"), agent(bash("uv run pytest", "1 failed", error=True), text=musing),
+                   agent(edit(f"{CWD}/test_x.py"), text="Fixed the test: `test_x.py` passes."), kinds=("gotcha",)) == []
 
 
-@pytest.mark.parametrize(("command", "text", "categories"), PARSED)
-def test_build_and_test_commands_are_normalised_for_reuse(command, text, categories):
-    shell = parse(command)
-    assert shell is not None and (shell.text, shell.categories) == (text, categories)
+# -- decisions: a choice with its reason -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["git status", "ls -la", "uv run python -c 'print(1)'", "cat pytest.ini",
-                                     "grep -rn pytest .", "git commit -m 'x' <<EOF\nmsg\nEOF", None, ""])
-def test_other_commands_are_not_build_commands(command):
-    assert parse(command) is None
+def test_the_person_choosing_with_a_reason_is_a_decision():
+    # 1e_868c83dbb7 (entire-cli)
+    said = ("the issue with the old solution is that there is also no way out of the edge case, we could build "
+            "that later (and then use suffixed branches) but for now I think that just adds complexity")
+    note = after_work(user(said), agent(text="Agreed: one branch, no suffixes."))
+    assert any("for now I think that just adds complexity" in t for t in texts(note, "decision", "preference"))
 
 
-def test_commands_are_deduplicated_by_family_and_capped():
-    runs = [agent(bash(f"uv run pytest tests/test_{i}.py -v", PYTEST_PASS)) for i in range(4)]
-    runs += [agent(bash(cmd, "ok")) for cmd in ("ruff check .", "ruff format .", "uv run mypy src", "npm run build",
-                                                 "docker compose up -d", "cargo build")]
-    note = note_of(user("check everything"), *runs)
-    commands = texts(note, "command")
-    assert commands[0] == "Tests run with `uv run pytest`."
-    assert len(commands) == heuristic.PER_TYPE["command"]
-    assert len(set(commands)) == len(commands)
-
-
-# -- decisions and facts -----------------------------------------------------------------------
-
-COMPACTION = """\
-This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:
-Analysis:
-Let me chronologically analyze the conversation: the user said don't use emoji.
-
-Summary:
-1. Primary Request and Intent:
-   - Make the Typesense sync resumable after a crash
-   - Add a test for the resume path
-
-2. Key Technical Concepts:
-   - **Sync cursor**: stored in `.pinion/cursor.json`, advanced only after a batch commits
-   - Typesense collections
-   - Batches of `250` documents per import call
-
-3. Files and Code Sections:
-   - **`pinion/sync.py`** (line 120)
-     - Added `resume()`
-
-4. Errors and fixes:
-   - **"port 8108 already in use" when starting typesense**:
-     - Fixed by running `docker rm -f typesense` before `docker compose up`
-   - **`cursr` undefined**: typo
-     - Fixed by renaming
-
-5. Problem Solving:
-   - **Solution**: Resume from the last committed cursor instead of re-importing everything
-   - Decided to keep the batch size at 250 to stay under the request limit
-   - **Limitation**: deletes made during the outage are not replayed
-
-6. All user messages:
-   - "never use emoji in commits"
-
-7. Pending Tasks:
-   - None
-"""
-
-
-def test_a_compaction_summary_yields_decisions_and_facts():
-    note = note_of(user("continue"), user(COMPACTION, "compact_summary"), agent(edit("pinion/sync.py")))
-    decisions, facts = texts(note, "decision"), texts(note, "fact")
-    assert "Resume from the last committed cursor instead of re-importing everything." in decisions
-    assert any("batch size at 250" in d for d in decisions)
-    assert "Sync cursor: stored in `.pinion/cursor.json`, advanced only after a batch commits." in facts
-    assert any(f.startswith("Limitation: deletes made during the outage") for f in facts)
-    assert "Typesense collections." not in facts  # names nothing concrete
-    assert texts(note, "preference") == []  # the recap's quotes are not the person's words here
-    assert all("cursr" not in g for g in texts(note, "gotcha"))  # a typo is not a gotcha
-
-
-def test_a_session_that_starts_from_a_compaction_is_a_note():
-    note = note_of(user(COMPACTION, "compact_summary"), agent(text="Continuing."))
-    assert note.title == "Make the Typesense sync resumable after a crash"
-    assert texts(note, "decision")
+def test_a_change_from_one_choice_to_another_is_a_decision():
+    # 8a2518dd (agentcmd)
+    answer = ("Done! I've changed the button variant from `\"ghost\"` to `\"default\"`, which will give it the "
+              "standard button background color from your theme.")
+    note = after_work(user("let's give the button a background"), agent(edit(f"{CWD}/CommandMenu.tsx"), text=answer))
+    assert any('`"ghost"` to `"default"`' in t for t in texts(note, "decision"))
 
 
 PLAN = """# Plan: Resumable Typesense sync
@@ -327,6 +423,9 @@ Currently a crash restarts the import from scratch.
 
 ## Approach
 Store a cursor after each committed batch and resume from it.
+
+## Decisions
+- Keep the batch size at 250 instead of 1000, because larger imports hit the request limit.
 
 ## Verification
 ```bash
@@ -338,22 +437,91 @@ uv run pytest tests/test_sync.py
 def test_an_accepted_plan_is_a_decision_and_a_rejected_one_is_not():
     accepted = call("ExitPlanMode", "User has approved your plan.", plan=PLAN)
     note = note_of(user("plan the resume work"), agent(accepted), agent(edit("sync.py")))
-    assert texts(note, "decision") == [
-        "Resumable Typesense sync: store a cursor after each committed batch and resume from it."
-    ]
-    rejected = call("ExitPlanMode", "The user doesn't want to proceed with this tool use.", error=True, plan=PLAN)
-    assert texts(note_of(user("plan it"), agent(rejected), agent(edit("sync.py"))), "decision") == []
+    decisions = texts(note, "decision")
+    assert "Plan approved: Resumable Typesense sync. Store a cursor after each committed batch and resume from it." \
+        in decisions
+    assert "Keep the batch size at 250 instead of 1000, because larger imports hit the request limit." in decisions
+    refused = call("ExitPlanMode", "The user doesn't want to proceed with this tool use.", error=True, plan=PLAN)
+    result = extract(user("plan it"), agent(refused), agent(edit("sync.py")))
+    assert result.note is None or not any(t.startswith("Plan approved") for t in texts(result.note, "decision"))
 
 
-def test_a_prompt_carrying_an_approved_plan_titles_the_note():
+def test_a_prompt_carrying_a_plan_titles_the_note():
     note = note_of(user("Implement the following plan:\n\n" + PLAN), agent(edit("sync.py")))
     assert note.title == "Resumable Typesense sync"
-    assert texts(note, "decision") == [
-        "Resumable Typesense sync: store a cursor after each committed batch and resume from it."
-    ]
+    assert note.summary.startswith('The user asked: implement the plan "Resumable Typesense sync".')
 
 
-# -- outcome -----------------------------------------------------------------------------------
+# -- facts: how the codebase works, as the agent found it ---------------------------------------------
+
+
+def test_the_answer_to_a_question_gives_facts_and_what_the_agent_did_does_not():
+    # 37_995ebed6e4 (entire-cli)
+    answer = ("There's a `GetAgent()` function in `config.go` that returns the configured or detected agent:\n\n"
+              "```go\nfunc GetAgent() (agent.Agent, error)\n```\n\nThe returned agent has a `Name()` method that "
+              "returns the identifier (e.g., `\"claude-code\"`).\n\nI've added `WithAgent` to `logger.go`.")
+    note = after_work(user("how can we know which agent is active ?"), agent(call("Grep"), text=answer))
+    facts = texts(note, "fact")
+    assert "There's a `GetAgent()` function in `config.go` that returns the configured or detected agent." in facts
+    assert any(f.startswith("The returned agent has a `Name()` method") for f in facts)
+    assert not any("I've added" in f for f in facts)
+
+
+COMPACTION = """\
+This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:
+Analysis:
+Let me chronologically analyze the conversation: the user said don't use emoji.
+
+Summary:
+1. Primary Request and Intent:
+   - Make the Typesense sync resumable after a crash
+
+2. Key Technical Concepts:
+   - **Sync cursor**: stored in `.pinion/cursor.json`, advanced only after a batch commits
+   - Typesense collections
+
+4. Errors and fixes:
+   - **"port 8108 already in use" when starting typesense**:
+     - Fixed by running `docker rm -f typesense` before `docker compose up`
+   - **`cursr` undefined**: typo
+     - Fixed by renaming
+
+5. Problem Solving:
+   - **Solution**: Resume from the last committed cursor instead of re-importing everything
+   - **Limitation**: deletes made during the outage are not replayed
+
+6. All user messages:
+   - "never use emoji in commits"
+"""
+
+
+def test_a_compaction_summary_gives_facts_decisions_gotchas_and_the_person_rules():
+    note = note_of(user("continue"), user(COMPACTION, "compact_summary"), agent(edit("pinion/sync.py")))
+    assert "Sync cursor: stored in `.pinion/cursor.json`, advanced only after a batch commits." in texts(note, "fact")
+    assert "Resume from the last committed cursor instead of re-importing everything." in texts(note, "decision")
+    assert any(t.startswith("Limitation: deletes made during the outage") for t in texts(note, "fact"))
+    assert any("`docker rm -f typesense`" in t for t in texts(note, "gotcha"))
+    assert not any("cursr" in t for t in texts(note, "gotcha"))  # a typo is not a gotcha
+    assert "Never use emoji in commits." in texts(note, "preference")
+    assert "Typesense collections." not in texts(note, "fact")  # names nothing concrete
+    assert note.title == "Make the Typesense sync resumable after a crash"
+
+
+# -- the note: size, outcome, skips, determinism -------------------------------------------------------
+
+
+def test_a_note_stays_a_page_however_long_the_session():
+    turns = [user("Fix the sync")]
+    for i in range(60):
+        turns += [user(f"No, don't use library{i} here, use the stdlib instead because it has no dependencies."),
+                  agent(edit(f"{CWD}/m{i}.py"), text=f"The `m{i}.py` module now reads `config{i}.toml` because the "
+                                                     f"loader requires it.")]
+    note = note_of(*turns)
+    assert len(note.learnings) <= rank.MAX_LEARNINGS
+    assert sum(len(t.text) for t in note.learnings) <= rank.MAX_CHARS
+    for kind in LEARNING_TYPES:
+        assert len(texts(note, kind)) <= rank.CAPS[kind] + 3
+
 
 READS = [call("Read", file_path="p.py") for _ in range(5)]
 OUTCOMES_TABLE = [
@@ -362,11 +530,6 @@ OUTCOMES_TABLE = [
     ("last run fails", [user("fix it"), agent(bash("pytest", "3 passed")), agent(bash("pytest", "1 failed", error=True))],
      "fail"),
     ("user thanks", [user("fix it"), agent(edit("a.py"), text="Fixed."), user("thanks, works now!")], "success"),
-    ("praise then a rule", [user("fix it"), agent(edit("a.py")),
-                            user("Great, thanks. Don't put emoji in commit messages, I prefer plain imperative subjects.")],
-     "success"),
-    ("last run before a closing rule", [user("build it"), agent(bash("npm run build", "built in 1.9s")),
-                                        user("Use pnpm instead of npm in this repo from now on.")], "success"),
     ("user still broken", [user("fix it"), agent(edit("a.py"), text="Fixed."), user("still broken, same error")],
      "fail"),
     ("interrupted", [user("fix it"), agent(edit("a.py")), user("[Request interrupted by user]", "interrupt")],
@@ -382,53 +545,27 @@ OUTCOMES_TABLE = [
 
 @pytest.mark.parametrize(("name", "turns", "outcome"), OUTCOMES_TABLE, ids=[o[0] for o in OUTCOMES_TABLE])
 def test_outcome_comes_from_the_end_of_the_session(name, turns, outcome):
+    turns = [user("Never use emoji in commit messages."), *turns]  # a learning, so that there is a note
     note = note_of(*turns)
     assert note.outcome == outcome
     assert re.search(rf"It ended (?:with|without) [^.]+ \({outcome}\)\.$", note.summary), note.summary
 
-
-# -- ephemera ------------------------------------------------------------------------------------
-
-EPHEMERA = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}|\d{1,2}:\d{2}:\d{2}|\w:\d{2,5}\b|/tmp/|\bline \d+|\.\w+:\d+")
-
-
-def test_learnings_carry_no_ports_paths_timestamps_or_line_numbers():
-    failure = ("Traceback (most recent call last):\n  File \"/tmp/x/app.py\", line 12, in <module>\n"
-               "ModuleNotFoundError: No module named 'redis' (seen at 2026-11-20T10:00:03Z)")
-    note = note_of(
-        user("Never bind the dev server to localhost:8080."),
-        user("Always use /tmp/pinion-cache for the cache."),
-        agent(bash("uv run pytest /tmp/pytest-of-u/test_x.py::test_y -v", failure, error=True)),
-        agent(bash("uv sync", "Resolved 12 packages")),
-        agent(bash("uv run pytest /tmp/pytest-of-u/test_x.py::test_y -v", "1 passed")),
-        user(COMPACTION.replace("(line 120)", "(line 120) at 10:00:03"), "compact_summary"),
-    )
-    assert note.learnings
-    for learning in note.learnings:
-        assert not EPHEMERA.search(learning.text), learning
-        assert len(learning.text) <= 220
-    assert "`uv run pytest` fails with \"ModuleNotFoundError: No module named 'redis'\" until `uv sync` is run." in texts(
-        note, "gotcha"
-    )
-
-
-# -- skips, titles, determinism -------------------------------------------------------------------
 
 SKIPS = [
     ("empty", [], "no user request"),
     ("slash commands only", [user("/clear", "command"), user("/exit", "command")], "only slash commands"),
     ("warmup", [user("Warmup"), agent(text="Ready.")], "no user request"),
     ("redacted", [user("[REDACTED_PROMPT]"), agent(text="ok")], "no user request"),
-    ("one prompt, no tools", [user("hi"), agent(text="Hello! How can I help?")], "too short: 1 prompt, no tool use"),
-    ("chat with a read", [user("what is this repo?"), agent(call("Read"), text="A parser.")], "nothing learned"),
+    ("a greeting", [user("hi"), agent(text="Hello! How can I help?")], "nothing learned: 1 prompt"),
+    ("work with nothing to keep", [user("rename x to y"), agent(edit("a.py"), text="Done.")], "nothing learned"),
     ("subagent only", [user("Explore the repo", sidechain=True), agent(call("Read"), sidechain=True)],
      "no user request"),
 ]
 
 
 @pytest.mark.parametrize(("name", "turns", "reason"), SKIPS, ids=[s[0] for s in SKIPS])
-def test_sessions_with_nothing_worth_keeping_are_skips_with_a_reason(name, turns, reason):
-    result = heuristic.extract(transcript(*turns), project="p")
+def test_a_session_with_nothing_to_keep_is_a_skip_with_a_reason(name, turns, reason):
+    result = extract(*turns)
     assert result == Extraction(note=None, reason=result.reason)
     assert result.reason.startswith(reason)
 
@@ -436,54 +573,38 @@ def test_sessions_with_nothing_worth_keeping_are_skips_with_a_reason(name, turns
 def test_the_note_carries_the_transcript_identity_and_a_title_from_the_first_real_request():
     note = note_of(
         user("hey"),
-        user("Hey Claude, can you please fix the Typesense sync tests? They time out."),
+        user("Hey Claude, can you please fix the Typesense sync tests? They time out. Never mock the network."),
         agent(edit(f"{CWD}/tests/test_sync.py"), text="Done."),
     )
     assert (note.session, note.agent, note.project) == ("claude-code/6f1c2e4a-0b1d-4c39-9a65-0c9d0f5a7e11",
                                                         "claude-code", "pinion")
     assert (note.cwd, note.git_branch, note.started, note.ended) == (CWD, "feat/sync", "2026-11-20T10:00:03Z",
                                                                      "2026-11-20T11:12:40Z")
-    assert note.extractor == heuristic.EXTRACTOR == "heuristic/1"
+    assert note.extractor == heuristic.EXTRACTOR == "heuristic/2"
     assert note.title == "Fix the Typesense sync tests"
     assert note.slug == "fix-the-typesense-sync-tests"
     assert note.summary.startswith("The user asked: fix the Typesense sync tests? They time out.")
     assert "\n" not in note.summary
-    assert "typesense" in note.keywords
 
 
-def test_a_good_source_title_wins_and_slugs_stay_short():
-    note = note_of(user("do the thing we discussed"), agent(edit("a.py")), title="Fix Typesense sync tests")
-    assert note.title == "Fix Typesense sync tests"
-    long = note_of(user("Refactor " + " ".join(f"module{i}" for i in range(30))), agent(edit("a.py")))
-    assert len(long.title) < 80
-    assert len(long.slug) <= 50 and long.slug.count("-") <= 5
-    assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", long.slug)
-
-
-def test_keywords_are_few_lowercase_names():
-    note = note_of(
-        user("Use pnpm instead of npm. The React app talks to Postgres through Prisma; run it with Docker."),
-        agent(bash("pnpm test", "12 passed"), bash("docker compose up -d", "started")),
-        agent(edit("src/App.tsx")),
-    )
-    assert note.keywords[:2] == ["pnpm", "docker"]
-    assert {"react", "postgres", "prisma"} <= set(note.keywords)
-    assert all(k == k.lower() and " " not in k for k in note.keywords)
-    assert len(note.keywords) <= 8
+def test_the_agent_closing_summary_tells_the_paragraph_what_was_done():
+    # 9e953218 (claude-code-log), the agent's last words
+    closing = ("Excellent! Now everything is committed.\n\n1. **Tokenizer repo** has dynamic base tag detection\n"
+               "2. **Main repo** has rewrites configured in [next.config.js](next.config.js:190:4-201:6)\n\nReady to push!")
+    note = note_of(user("Always deploy from main."), agent(edit(f"{CWD}/next.config.js"), text=closing))
+    assert "In the end: " in note.summary and "rewrites configured in next.config.js" in note.summary
+    assert "Ready to push" not in note.summary
 
 
 def test_extraction_is_deterministic():
     turns = [
         user("Never use emoji in commit messages. Fix the sync."),
-        agent(bash("uv run pytest", PYTEST_FAIL, error=True)), agent(edit("conftest.py")),
+        agent(bash("uv run pytest", PYTEST_FAIL, error=True)), agent(bash("uv sync", "Resolved 3 packages")),
         agent(bash("uv run pytest", PYTEST_PASS)),
         user(COMPACTION, "compact_summary"),
         agent(call("ExitPlanMode", "approved", plan=PLAN)),
         user("thanks"),
     ]
-    first = heuristic.extract(transcript(*turns), project="p")
-    second = heuristic.extract(transcript(*turns), project="p")
-    assert first == second
-    assert first.note is not None
-    assert {learning.type for learning in first.note.learnings} <= set(LEARNING_TYPES)
+    first, second = extract(*turns), extract(*turns)
+    assert first == second and first.note is not None
     assert {"preference", "command", "gotcha", "decision", "fact"} <= {l.type for l in first.note.learnings}

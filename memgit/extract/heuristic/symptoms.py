@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from ._text import clip, scrub
+from .filters import scrub
+from .text import clip
 
 _EXCEPTION_LINE = re.compile(r"^\s*(?:E\s+)?(?:[\w.]+\.)?(\w*(?:Error|Exception)):\s*(\S.*)$")
 _ERROR_LINE = re.compile(

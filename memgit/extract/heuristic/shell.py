@@ -1,11 +1,12 @@
-"""Shell commands: which ones build, test, lint or run the project, normalised; did they pass.
+"""Shell commands: which ones build, test, lint or run the project, of what kind; did they pass.
 
 A command line is split on `&&`, `||`, `;` and pipes (quote-aware). `cd …`, `source …`, `echo …`
 segments, display-only pipe tails (`| tail -30`, `| grep …`) and redirections are dropped; the
 segments left are classified by their tool (after runners such as `uv run`, `npx`, `python -m`)
 or by the script/target name of a task runner (`npm run build`, `mise run test`, `make lint`).
-Arguments that only make sense once are dropped: absolute paths, test files and node ids,
-`-k`/`-run` selections, verbosity flags. What is left is the command a future session can reuse.
+`Shell.text` is the command without what only made sense once (absolute paths, test files and
+node ids, `-k`/`-run` selections, verbosity flags): a key to group runs of one command by, never
+what a learning quotes — learnings quote the command as it ran (`verbatim`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import shlex
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ._text import scrub
+from .filters import scrub
 
 CATEGORIES = ("test", "build", "lint", "typecheck", "format", "run", "ci", "install")
 
@@ -337,6 +338,14 @@ def program(command: str) -> str:
     """The program a command line runs (after `cd … &&` and env assignments), e.g. `python3`."""
     match = _PROGRAM.match(command)
     return match.group("program").rsplit("/", 1)[-1] if match else ""
+
+
+_LEADING_CD = re.compile(r"^\s*(?:cd|pushd)\s+(?:\"[^\"]*\"|'[^']*'|[^\s;&|]+)\s*(?:&&|;)\s*")
+
+
+def verbatim(command: str) -> str:
+    """The command as it ran, without a leading `cd DIR &&` (the project's directory is implied)."""
+    return _LEADING_CD.sub("", command.strip(), count=1).strip()
 
 
 def short(command: str) -> str | None:

@@ -1,0 +1,144 @@
+"""The filter stage every candidate learning passes: cleaned of volatile details, or refused with a reason.
+
+Refused (`problem` says why):
+
+- a *fragment*: under four words, cut mid-sentence (ends with `:` or `…`, unbalanced backticks or
+  brackets), or a continuation ("and then …");
+- *turn mechanics*: the agent narrating what it will do or did ("Let me check", "Perfect!",
+  "Would you like me to …"), which the next session cannot use;
+- *not prose*: pasted logs, stack traces, diffs, code, JSON (mostly symbols, or log-like);
+- *injected*: memgit's own context, skill or command boilerplate the agent's harness inserted;
+- *ephemeral*: what only held at that moment — timestamps and dates, commit hashes, ids, temporary
+  paths, pull-request numbers, process ids — left after `scrub` removed what it could.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .text import LOGLIKE, words
+
+MIN_WORDS = 4
+MAX_CHARS = 480
+
+# Removed where they sit in a sentence: they date it without changing what it says.
+_LINE_REF = re.compile(
+    r"\s*\((?:around |at |see |on )?lines? ~?\d+(?:\s*[-–]\s*\d+)?\)|\s*\b(?:at|on|around|near) lines? ~?\d+(?:\s*[-–]\s*\d+)?"
+    r"|\s*\blines? ~?\d+(?:\s*[-–]\s*\d+)?\b",
+    re.I,
+)
+_FILE_LINE = re.compile(r"(\.\w{1,6}):\d+(?:[:-]\d+)*\b")
+_DURATION = re.compile(r"\s*\(?\bin \d+(?:\.\d+)?\s?m?s\)?|\s*\(\d+(?:\.\d+)?\s?m?s\)")
+_HOME = re.compile(r"(?:/Users|/home)/[^/\s'\"`)]+|/root(?=/)")
+_ABS_PATH = re.compile(r"(?<![\w.~])(?:~|/(?:Users|home|root|private|var|tmp|opt|mnt|workspace|srv|vercel))(?:/[^\s/'\"`),;:\]]+)+/?")
+
+# What, left in a learning, ties it to one moment: the learning is refused.
+EPHEMERA = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2})?|\b\d{1,2}:\d{2}:\d{2}\b"  # dates, times
+    r"|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"  # uuids
+    r"|(?<![\w/.-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{6,40}(?![\w-])"  # commit and object hashes
+    r"|\b(?=\w*[A-Z])(?=\w*[a-z])(?=\w*\d)[A-Za-z0-9_]{22,}\b"  # request, message and tool ids
+    r"|\b(?:req|msg|toolu|call|chatcmpl|run|sess)_[A-Za-z0-9]{8,}"
+    r"|/tmp/|/var/folders/|/private/var/|\.claude/plans/|\bT/[\w-]+"  # temporary files
+    r"|\bpull/\d+|\bPR\s?#?\d+|\bpull request #?\d+|\bmerge request !?\d+"  # one change's number
+    r"|\b(?:pid|pgid|ppid)\b:?\s*\d+"
+    r"|\bScreenshot\b",
+    re.I,
+)
+_NARRATION = re.compile(
+    r"^(?:let me|let's (?:see|check|look|run|try|start|verify|first)|now (?:let me|i'?ll|i need|i will|i can|let's)|"
+    r"i'?ll |i will |i'm going to|i need to|i'm now|i am now|first,? (?:let me|i'?ll)|next,? (?:let me|i'?ll)|"
+    r"perfect|great|excellent|good(?: call| catch| point| question| idea| observation| context)?[!.,]|"
+    r"done[!.]|ok(?:ay)?[,.!]|sure[,.!]|alright|got it|understood|interesting|hmm|"
+    r"you'?re (?:absolutely |completely )?right[!.]|looking at (?:the|this|your)|here'?s (?:what|the|a|my)|"
+    r"would you like|should i |do you want|want me to|shall i|let me know|feel free|ready to|"
+    r"i'?ve (?:successfully|completed|finished|now)|everything (?:is|looks)|all (?:\S+ ){0,2}(?:tests|checks) (?:pass|are passing)|"
+    r"the (?:changes|implementation|code) (?:is|are|look) now|this (?:should|will) (?:now )?(?:fix|work|resolve)|"
+    r"try (?:it|committing|again|running)|the user (?:wants|asked)|summary\b)",
+    re.I,
+)
+_CONTINUATION = re.compile(r"^(?:and|or|but|so|then|which|that|also|plus|because|while|whereas)\b", re.I)
+_INJECTED = re.compile(
+    r"<memgit-context|memgit (?:context|memory)|Base directory for this skill|<command-(?:name|message|args)>|"
+    r"ARGUMENTS:|This session is being continued from a previous conversation|"
+    r"Caveat: The messages below were generated|<system-reminder>|\[REDACTED",
+    re.I,
+)
+_PROSE_CHAR = re.compile(r"[A-Za-z\s,.'’;:!?()-]")
+
+
+_TEMP_FILE = re.compile(r"""(['"]?)(?:/var/folders|/private/var/folders|/tmp)/[^\s'"]*(?:[^'"\n]*\1)?""")
+
+
+def scrub(text: str, cwd: str | None = None) -> str:
+    """Remove line references, durations and temporary files; make paths relative to the project
+    and free of the home directory."""
+    text = _TEMP_FILE.sub("", text)
+    text = _LINE_REF.sub("", text)
+    text = _FILE_LINE.sub(r"\1", text)
+    text = _DURATION.sub("", text)
+    if cwd and len(cwd) > 1:
+        base = cwd.rstrip("/")
+        text = text.replace(base + "/", "").replace(base, ".")
+    text = _HOME.sub("~", text)
+    text = _ABS_PATH.sub(_shorten_path, text)
+    return " ".join(text.split()).strip()
+
+
+def _shorten_path(match: re.Match) -> str:
+    path = match.group(0).rstrip("/")
+    if path.startswith("~"):
+        return path
+    return path.rsplit("/", 1)[-1] or path
+
+
+_PRAISE = re.compile(r"^(?:perfect|great|excellent|done|good|ok(?:ay)?|yes|aha|found it|ah)[!.,]\s+", re.I)
+_I_DID = re.compile(r"^(?:I'?ve|I have)\s+(?:now\s+|also\s+|just\s+)?(?=[a-z]+ed\b)")
+
+
+def drop_opener(text: str) -> str:
+    """"Perfect! I've switched the URL …" → "Switched the URL …": the agent's praise and its "I've"
+    go, the statement stays."""
+    text = _I_DID.sub("", _PRAISE.sub("", text))
+    return text[:1].upper() + text[1:]
+
+
+def is_ephemeral(text: str) -> bool:
+    return EPHEMERA.search(text) is not None
+
+
+def _balanced(text: str) -> bool:
+    if text.count("`") % 2:
+        return False
+    return all(text.count(a) == text.count(b) for a, b in ("()", "[]", "{}"))
+
+
+def problem(text: str) -> str | None:
+    """Why `text` cannot be a learning ("fragment", "narration", …), or None when it can."""
+    if not text:
+        return "empty"
+    if _INJECTED.search(text):
+        return "injected"
+    if len(words(text)) < MIN_WORDS:
+        return "fragment"
+    if len(text) > MAX_CHARS:
+        return "too long"
+    stripped = text.rstrip()
+    if stripped.endswith((":", "…", "...", ",", ";", "(", "-")) or not _balanced(stripped):
+        return "fragment"
+    if _CONTINUATION.match(stripped) or stripped[0] in ")]},.;":
+        return "fragment"
+    if _NARRATION.match(stripped):
+        return "narration"
+    if is_ephemeral(stripped):
+        return "ephemeral"
+    if LOGLIKE.match(stripped) or _symbolic(stripped) or "\\n" in stripped:
+        return "not prose"
+    return None
+
+
+def _symbolic(text: str) -> bool:
+    """Mostly symbols and code, not words: a log line, a path list, a code fragment."""
+    outside_code = re.sub(r"`[^`]*`", " x ", text)
+    prose = len(_PROSE_CHAR.findall(outside_code))
+    return prose < 0.75 * len(outside_code)

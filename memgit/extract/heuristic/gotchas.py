@@ -1,0 +1,218 @@
+"""Gotchas: an error, its cause when the agent explained one, and what fixed it.
+
+Four places say so:
+
+- the person *reports a problem* ("the redirect doesn't work", a pasted error) and the agent's
+  answer says what was wrong or what it changed: "Problem: … Fix: …";
+- the agent *explains a failure* it just met (a tool call that failed, then "this fails because …");
+- a build/test command *fails on the environment* (a missing module, a port in use, a wrong
+  flag) and passes later in the session: what ran in between (an install, a cleanup, another
+  invocation) is the fix;
+- a compaction summary's "Errors and fixes" section.
+
+Routine churn is not a gotcha: lint and format findings fixed by editing the file, typos, unused
+variables, failures of code still being written.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...model import ToolCall
+from . import compaction
+from .candidate import Candidate, concreteness, fluff, hedged, monologue, reasoned
+from .commands import usable
+from .filters import drop_opener, is_ephemeral, problem, scrub
+from .session import EDIT_TOOLS, Exchange, Run, Session
+from .shell import failed, program, verbatim
+from .symptoms import symptom
+from .text import clip, fit_sentences, units
+
+MAX_FIX = 320
+_TROUBLE = re.compile(
+    r"\b(?:doesn'?t work|didn'?t work|does not work|did not work|not working|no longer works?|still (?:not|doesn'?t|"
+    r"broken|fail\w*|getting|seeing|the same|shows?)|broken|fails|failed|failing|errors?|exception|crash(?:es|ed)?|"
+    r"wrong|bug|we lost|is lost|blocked|nothing happens|hangs|stuck|regress\w*)\b",
+    re.I,
+)
+CAUSE = re.compile(
+    r"\b(?:because|the (?:root )?(?:issue|problem|error|bug|cause|culprit) (?:is|was)|root cause|turns out|"
+    r"caused by|the reason|this happens|happens when|fails? (?:because|when|if|on)|was failing|is failing|"
+    r"(?:doesn'?t|does not|don'?t|do not|can'?t|cannot|won'?t) (?:work|support|serve|clone|find|load|resolve|see|"
+    r"handle|pick up|run|check out|allow|apply)|isn'?t (?:supported|available|allowed)|not (?:supported|allowed|"
+    r"permitted|available)|need(?:s)? to be|must be|only works?|ignor(?:es|ed|ing)|blocked|falls? back|"
+    r"returns? early|never (?:called|set|runs?))\b",
+    re.I,
+)
+_CHANGE = re.compile(
+    r"\b(?:switched|changed|moved|added|removed|replaced|updated|fixed|set|use[sd]?|now|instead|so that|"
+    r"rewrote|wrapped|marked|passed|pinned|renamed)\b",
+    re.I,
+)
+_CAUSE_HEADING = re.compile(r"root cause|bug analysis|the (?:problem|issue|bug)|what (?:was|went) wrong|"
+                            r"why|cause|diagnos|finding|the fix|fix", re.I)
+_ROUTINE = re.compile(
+    r"\btypo\b|\bunused (?:variable|import|parameter)|declared and not used|redeclared|no new variables|"
+    r"\bimport (?:order|sorting)\b|\bformatting\b|\bwhitespace\b|\bindentation\b|\blint(?:er|ing)? (?:error|warning|issue)s?\b",
+    re.I,
+)
+_FIX_PROGRAMS = frozenset(
+    "rm mkdir chmod ln cp mv touch export docker kill brew apt apt-get pip pip3 uv npm pnpm yarn bun corepack "
+    "nvm pyenv rustup go mise asdf direnv poetry pdm conda make git".split()
+)
+
+
+def learn(s: Session) -> list[Candidate]:
+    found: list[Candidate] = []
+    for exchange in s.exchanges:
+        if exchange.said and exchange.kind in ("prompt", "queued") and _reports_trouble(exchange):
+            if candidate := _reported(exchange, s.cwd):
+                found.append(candidate)
+        found += _explained(exchange, s.cwd)
+        found += _diagnosed(exchange, s.cwd)
+    found += _from_runs(s.runs, s.calls)
+    for summary in s.compactions:
+        found += _from_compaction(summary)
+    return [c for c in found if not _ROUTINE.search(c.text)]
+
+
+def _reports_trouble(x: Exchange) -> bool:
+    return bool(x.pasted and symptom(x.pasted)) or _TROUBLE.search(x.said) is not None
+
+
+def _symptom_of(x: Exchange) -> str:
+    """The error the person pasted (its first meaningful line), else their own words about it."""
+    if x.pasted and (found := symptom(x.pasted)):
+        return f'"{found[0]}"'
+    said = [u.text for u in units(x.said)]
+    troubled = [t for t in said if _TROUBLE.search(t)] or said
+    return clip(troubled[0], 160).rstrip(" .:;,") if troubled else ""
+
+
+def _fix_units(text: str, cwd: str | None) -> list[str]:
+    """The sentences of an answer that say what was wrong or what changed, best first, at most two."""
+    scored = []
+    for unit in units(text):
+        clean = scrub(unit.text, cwd)
+        if problem(clean) in (None, "narration") and not fluff(clean):
+            clean = drop_opener(clean)
+            if problem(clean) or hedged(clean):
+                continue
+            cause = bool(CAUSE.search(clean)) or bool(_CAUSE_HEADING.search(unit.heading))
+            score = 2.0 * cause + 1.0 * bool(_CHANGE.search(clean)) + 0.5 * concreteness(clean) + reasoned(clean)
+            if score >= 1.5:
+                scored.append((score, unit.index, clean))
+    best = sorted(scored, key=lambda t: (-t[0], t[1]))[:2]
+    return [text for _, _, text in sorted(best, key=lambda t: t[1])]
+
+
+def _reported(x: Exchange, cwd: str | None) -> Candidate | None:
+    sym = scrub(_symptom_of(x), cwd)
+    fixes = _fix_units(x.answer, cwd)
+    if not sym or not fixes or is_ephemeral(sym):
+        return None
+    fix = fit_sentences(fixes, MAX_FIX)
+    sym = sym.rstrip(" .")
+    stop = "" if sym.endswith(("?", "!", '"')) else "."
+    text = f"Problem: {sym}{stop} Fix: {fix}"
+    score = 3.0 + 0.5 * bool(CAUSE.search(fix)) + 0.25 * concreteness(fix) + 0.5 * x.correction
+    return Candidate("gotcha", text, score, "reported")
+
+
+def _explained(x: Exchange, cwd: str | None) -> list[Candidate]:
+    """A failed call, then the agent saying why: the cause sentence, led by the error."""
+    out = []
+    if not any(c.is_error or (c.command and failed(c.output, c.is_error)) for c in x.calls):
+        return out
+    for text in x.texts[:-1] if len(x.texts) > 1 else x.texts:
+        for unit in units(text):
+            clean = drop_opener(scrub(unit.text, cwd))
+            if problem(clean) or fluff(clean) or not CAUSE.search(clean) or not concreteness(clean) \
+                    or monologue(clean) or hedged(clean):
+                continue
+            score = 2.0 + 0.5 * reasoned(clean) + 0.25 * concreteness(clean)
+            out.append(Candidate("gotcha", clean, score, "explained"))
+    return out[:2]
+
+
+DIAGNOSIS = re.compile(
+    r"\b(?:root cause|(?:that'?s|this is|here'?s|found|there'?s) (?:the|a) (?:real |actual )?(?:issue|problem|bug|"
+    r"culprit)|the (?:real |actual )?(?:issue|problem|bug) (?:is|was) (?:that|in)|caused by|the reason (?:is|was))\b",
+    re.I,
+)
+
+
+def _diagnosed(x: Exchange, cwd: str | None) -> list[Candidate]:
+    """The agent naming what was wrong ("That's the issue. When …", "The root cause is …")."""
+    out = []
+    for text in x.texts:
+        said = units(text)
+        for i, unit in enumerate(said):
+            if not DIAGNOSIS.search(unit.text):
+                continue
+            for candidate in (unit, *said[i + 1 : i + 2]):
+                clean = drop_opener(scrub(candidate.text, cwd))
+                if problem(clean) or fluff(clean) or not concreteness(clean) or hedged(clean) or monologue(clean):
+                    continue
+                out.append(Candidate("gotcha", clean, 3.0 + 0.5 * reasoned(clean) + 0.25 * concreteness(clean),
+                                     "diagnosed"))
+                break
+    return out[:2]
+
+
+def _from_runs(runs: list[Run], calls: list[ToolCall]) -> list[Candidate]:
+    """An environment failure of a command that passed later: what ran in between fixed it."""
+    found: list[Candidate] = []
+    pending: dict[tuple[str, ...], tuple[Run, str]] = {}
+    for run in runs:
+        if run.shell.meta:
+            continue
+        family = run.shell.categories  # another invocation for the same purpose may be the fix
+        sym = None if run.ok else symptom(run.call.output, run.shell.categories)
+        if family in pending and (run.ok or not sym or sym[0] != pending[family][1]):
+            failure, text = pending.pop(family)
+            if run.ok and (gotcha := _run_gotcha(failure, text, run, calls[failure.index + 1 : run.index])):
+                found.append(Candidate("gotcha", gotcha, 2.5, "run"))
+        if sym and sym[1] == "env" and family not in pending:
+            pending[family] = (run, sym[0])
+    return found[:2]
+
+
+def _run_gotcha(failure: Run, sym: str, success: Run, between: list[ToolCall]) -> str | None:
+    if not usable(success) or is_ephemeral(failure.command + sym):
+        return None
+    head = f'`{failure.command}` failed with "{sym}"'
+    if fixes := _fix_commands(between):
+        return f"{head}; running `{'` and `'.join(fixes)}` fixed it."
+    if success.command != failure.command:
+        return f"{head}; `{success.command}` works."
+    return None
+
+
+def _fix_commands(calls: list[ToolCall]) -> list[str]:
+    fixes: list[str] = []
+    for call in calls:
+        if call.name in EDIT_TOOLS or not call.command or not call.answered or failed(call.output, call.is_error):
+            continue
+        command = verbatim(call.command)
+        if program(command) in _FIX_PROGRAMS and len(command) <= 100 and "\n" not in command \
+                and "`" not in command and not is_ephemeral(command) and command not in fixes:
+            fixes.append(command)
+    return fixes[:2]
+
+
+def _from_compaction(summary: str) -> list[Candidate]:
+    found = []
+    for text, children in compaction.bullets(compaction.section(summary, "error")):
+        if text.lower().startswith("user feedback"):
+            continue
+        fix = next((c for c in children if re.match(r"^(?:fix(?:ed)?|solution|resolved)\b", c, re.I)), None)
+        if fix is None and (inline := re.search(r"\b[Ff]ixed by\b\s*(.+)$", text)):
+            fix, text = "Fixed by " + inline.group(1), text[: inline.start()].rstrip(" .-—")
+        if not fix:
+            continue
+        error = re.sub(r"^(?:error|problem|issue)\s*:\s*", "", text, flags=re.I).rstrip(" .")
+        fix = re.sub(r"^(?:fix(?:ed)?|solution|resolved)\s*(?:by)?\s*:?\s*", "", fix, flags=re.I)
+        candidate = f"Problem: {error}. Fix: {fix}"
+        found.append(Candidate("gotcha", candidate, 2.75 + 0.25 * concreteness(candidate), "compaction"))
+    return found[:3]

@@ -1,0 +1,174 @@
+"""One pass over a transcript: the session as the learners read it.
+
+A session is a list of *exchanges*: what the person said (a prompt, a prompt queued while the agent
+worked, the words typed when rejecting a tool call, or a compaction summary) and the agent's work
+until the person spoke again — its texts (the last one is its *answer*) and its tool calls. An
+exchange that follows an interruption or a rejected tool call is a *correction*: the person
+stopped the agent to redirect it. Also gathered: accepted plans, build/test runs, file edits.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ...model import ToolCall, Transcript
+from . import shell
+from .text import clean_user_text, own_words
+
+EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "str_replace_based_edit_tool"})
+SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+_PLACEHOLDER = re.compile(r"^(?:\[REDACTED[^\]]*\]|warmup|\.+|\s*)$", re.I)
+_CONTINUATION = re.compile(r"^\s*this session is being continued from a previous conversation", re.I)
+_PLAN_APPROVED = re.compile(r"## Approved Plan:\s*(?P<plan>.+)$", re.S)
+_PLAN_PASTE = re.compile(r"^\s*(?:implement the following plan|here is the plan)\s*:?\s*", re.I)
+_REJECTED = "The user doesn't want to proceed with this tool use"
+_REJECTION_WORDS = re.compile(r"(?:reason for the rejection:|the user said:)\s*(?P<reason>.+)$", re.I | re.S)
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One answered shell call that built, tested, linted or ran the project."""
+
+    index: int  # position in the session's ordered main-chain tool calls
+    call: ToolCall
+    shell: shell.Shell
+    ok: bool
+
+    @property
+    def command(self) -> str:
+        return shell.verbatim(self.call.command or "")
+
+
+@dataclass(slots=True)
+class Exchange:
+    """What the person said and what the agent did until they spoke again."""
+
+    said: str  # the person's own words: cleaned, pasted logs and code left out ("" for a summary)
+    kind: str  # "prompt" | "queued" | "rejection" | "compact_summary" | "plan" | "start"
+    correction: bool = False  # right after the person interrupted the agent or rejected a tool call
+    pasted: str = ""  # what the person pasted (logs, errors), when they did
+    texts: list[str] = field(default_factory=list)  # the agent's texts, in order
+    first_call: int = 0  # index of its first tool call in Session.calls
+    calls: list[ToolCall] = field(default_factory=list)
+
+    @property
+    def answer(self) -> str:
+        """The agent's last words before the person spoke again."""
+        return self.texts[-1] if self.texts else ""
+
+
+@dataclass
+class Session:
+    exchanges: list[Exchange] = field(default_factory=list)
+    compactions: list[str] = field(default_factory=list)
+    plans: list[str] = field(default_factory=list)  # accepted plans
+    commands: int = 0  # slash commands
+    calls: list[ToolCall] = field(default_factory=list)  # main-chain tool calls, in order
+    side_calls: list[ToolCall] = field(default_factory=list)  # subagents' tool calls
+    runs: list[Run] = field(default_factory=list)  # build/test runs among `calls`
+    side_runs: list[Run] = field(default_factory=list)
+    edits: list[ToolCall] = field(default_factory=list)  # file edits, subagents' included
+    reports: list[str] = field(default_factory=list)  # what subagents reported back (Task/Agent results)
+    last_user_kind: str = ""
+    tail_start: int = 0  # index in `calls` of the first call after the last prompt
+    cwd: str | None = None
+
+    @property
+    def requests(self) -> list[Exchange]:
+        """The exchanges that open with the person's own words."""
+        return [x for x in self.exchanges if x.said and x.kind in ("prompt", "queued", "plan")]
+
+    @property
+    def closing(self) -> str:
+        """The agent's last words in the session (its final summary, usually)."""
+        for exchange in reversed(self.exchanges):
+            if exchange.texts:
+                return exchange.answer
+        return ""
+
+
+def read(transcript: Transcript) -> Session:
+    """Gather what the learners need from a transcript, in one pass over its turns."""
+    s = Session(cwd=transcript.cwd)
+    current = Exchange("", "start")
+    s.exchanges.append(current)
+    interrupted = False
+
+    def open_exchange(said: str, kind: str, pasted: str = "") -> Exchange:
+        nonlocal interrupted
+        exchange = Exchange(said, kind, correction=interrupted, pasted=pasted, first_call=len(s.calls))
+        interrupted = False
+        s.exchanges.append(exchange)
+        return exchange
+
+    for turn in transcript.turns:
+        if turn.sidechain:
+            s.side_calls.extend(turn.tool_calls)
+            continue
+        if turn.role == "assistant":
+            if turn.text.strip():
+                current.texts.append(turn.text)
+            for call in turn.tool_calls:
+                s.calls.append(call)
+                current.calls.append(call)
+                if call.name in SUBAGENT_TOOLS and call.answered and not call.is_error and call.output.strip():
+                    s.reports.append(call.output)
+                if call.name == "ExitPlanMode" and call.answered and not call.is_error:
+                    if plan := _plan_of(call):
+                        s.plans.append(plan)
+                if call.is_error and _REJECTED in call.output:
+                    interrupted = True
+                    if words := _rejection_words(call.output):
+                        current = open_exchange(words, "rejection")
+                        interrupted = True  # what the agent does next answers the same correction
+            continue
+        if turn.kind == "compact_summary":
+            s.compactions.append(turn.text)
+            current = open_exchange("", "compact_summary")
+        elif turn.kind == "command":
+            s.commands += 1
+        elif turn.kind == "interrupt":
+            s.last_user_kind = "interrupt"
+            interrupted = True
+        elif turn.kind in ("prompt", "queued"):
+            s.last_user_kind = turn.kind
+            text = clean_user_text(turn.text)
+            if _PLACEHOLDER.match(text):
+                continue
+            if _CONTINUATION.match(text):  # a recap the source did not mark as one
+                s.compactions.append(text)
+                current = open_exchange("", "compact_summary")
+                continue
+            if _PLAN_PASTE.match(text):
+                s.plans.append(_PLAN_PASTE.sub("", text))
+                current = open_exchange(text, "plan")
+            else:
+                said = own_words(text)
+                pasted = text[len(said):].strip() if len(said) < len(text) else ""
+                current = open_exchange(said or text[:200], turn.kind, pasted)
+            s.tail_start = len(s.calls)
+    s.runs, s.side_runs = runs(s.calls), runs(s.side_calls)
+    s.edits = [c for c in s.calls + s.side_calls if c.name in EDIT_TOOLS and not c.is_error]
+    s.exchanges = [x for x in s.exchanges if x.kind != "start" or x.texts or x.calls]
+    return s
+
+
+def runs(calls: list[ToolCall]) -> list[Run]:
+    found = []
+    for index, call in enumerate(calls):
+        if call.answered and (parsed := shell.parse(call.command)):
+            found.append(Run(index, call, parsed, not shell.failed(call.output, call.is_error)))
+    return found
+
+
+def _plan_of(call: ToolCall) -> str | None:
+    plan = call.input.get("plan")
+    if not isinstance(plan, str) and (approved := _PLAN_APPROVED.search(call.output)):
+        plan = approved.group("plan")
+    return plan if isinstance(plan, str) and plan.strip() else None
+
+
+def _rejection_words(output: str) -> str | None:
+    match = _REJECTION_WORDS.search(output)
+    return clean_user_text(match.group("reason")) if match else None

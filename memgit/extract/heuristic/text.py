@@ -1,0 +1,264 @@
+"""Prose helpers for the learners: a message cut into units (sentences and list items), cleaned.
+
+A *unit* is the smallest piece of prose a learning may quote: a sentence of a paragraph, or a list
+item with its sub-items (`Individual pages: show one link; the combined page keeps its list`), each
+with the heading it sits under. Code blocks, tables, quoted lines and pasted logs are not prose and
+never become units: a learning is something a person or the agent *stated*, not something a tool
+printed.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# Blocks the harness or the IDE wraps around what the person typed: context, not their words.
+_NOISE_BLOCK = re.compile(
+    r"<(ide_[a-z_]+|system-reminder|command-[a-z]+|local-command-[a-z]+|bash-[a-z]+|"
+    r"user-prompt-submit-hook|user_context|context|task-notification)>.*?</\1>",
+    re.S,
+)
+_LEFTOVER_TAG = re.compile(r"</?[a-z][\w-]*(?:\s[^<>]{0,200})?>")
+_IMAGE_REF = re.compile(r"\[Image #?\d*\]|\[image\]", re.I)
+_SPACES = re.compile(r"[ \t]+")
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "})
+_AGENT_MENTION = re.compile(r'@"[^"\n]{1,60}\(agent\)"\s*|@agent-[\w-]+\s*')
+_MENTION = re.compile(r"(?<![\w@])@(?=[\w.-]*[/.][\w])")
+_WORD = re.compile(r"[a-z0-9]+")
+
+# Lines that are not prose: a log, a trace, a diff, a listing, a file body, a table.
+LOGLIKE = re.compile(
+    r"^\s*(?:\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?\b|\d{4}-\d{2}-\d{2}|\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE)\b|"
+    r"(?:GET|POST|PUT|PATCH|DELETE|HEAD)\s+(?:https?://|/)|at \S+ \(|at [\w.$<>]+\(|Traceback|File \"|"
+    r"[\w.]*(?:Error|Exception)\b:|fatal:|error(?:\[\w+\])?:|npm ERR!|warning:|\$ |> |\+\+\+ |--- |@@ |"
+    r"diff --git|index [0-9a-f]{7}|\d+\s*(?:→|\|)|[{}\[\]]\s*,?$|\"[\w-]+\":|<[a-zA-Z!/]|\|)"
+)
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
+_BOLD_HEADING = re.compile(r"^\s*\*\*(?P<text>[^*]{2,80}?)\*\*:?\s*$")
+_ITEM = re.compile(r"^(?P<indent>\s*)(?:[-*•+]|\d{1,2}[.)]|[a-z][.)])\s+(?P<text>\S.*)$")
+# A sentence ends at ., ! or ? before white space (people start sentences in lower case too),
+# not after a common abbreviation.
+_SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bcf\.)(?<!\bNo\.)(?<=[.!?])\s+(?=\S)")
+
+# Markdown and decoration that carry no meaning in a one-line learning.
+_LINK = re.compile(r"\[([^\]\n]{1,200})\]\((?:[^()\s]|\([^()\s]*\))+\)")
+_EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
+_DECORATION = re.compile(
+    "[\u2705\u274c\u26a0\u2728\u2b50\u2714\u2716\u27a1\ufe0f\u200d"  # check marks, warning, sparkles, arrows
+    "\U0001f300-\U0001faff\u2600-\u26ff]"  # emoji
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A sentence or list item of a message, cleaned of markdown, with the heading above it."""
+
+    text: str
+    heading: str = ""
+    index: int = 0  # position in its message
+    item: bool = False  # a list item (with its sub-items folded in)
+
+
+def clean_user_text(text: str) -> str:
+    """Strip IDE/harness wrappers, image markers and @-mentions from what a person typed."""
+    text = text.translate(_QUOTES)
+    text = _NOISE_BLOCK.sub(" ", text)
+    text = _IMAGE_REF.sub(" ", text)
+    text = _LEFTOVER_TAG.sub(" ", text)
+    text = _AGENT_MENTION.sub("", text)
+    text = _MENTION.sub("", text)
+    return "\n".join(_SPACES.sub(" ", line).strip() for line in text.splitlines()).strip()
+
+
+def own_words(text: str) -> str:
+    """What a person wrote in a message, without what they pasted: code blocks, and from the first
+    of three or more log-like lines on (a pasted log and whatever follows its start)."""
+    kept: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if not fenced:
+            kept.append(line)
+    marks = [i for i, line in enumerate(kept) if LOGLIKE.match(line)]
+    if len(marks) >= 3:
+        kept = kept[: marks[0]]
+    return "\n".join(kept).strip()
+
+
+def plain(text: str) -> str:
+    """One line of prose: links to their labels, emphasis and emoji dropped, whitespace collapsed."""
+    text = _LINK.sub(r"\1", text.translate(_QUOTES))
+    text = _EMPHASIS.sub("", text)
+    text = _DECORATION.sub("", text)
+    return " ".join(text.split()).strip()
+
+
+def sentences(text: str) -> list[str]:
+    """Split one paragraph into sentences."""
+    return [s.strip() for s in _SENTENCE_END.split(" ".join(text.split())) if s.strip()]
+
+
+def units(text: str, *, fold_items: int = 360) -> list[Unit]:
+    """The prose of a markdown message as units, in order.
+
+    Paragraphs are split into sentences. A list item is one unit; its sub-items are folded into
+    it (`item: sub; sub`) while the whole stays under `fold_items` characters, else each sub-item
+    becomes a unit led by its parent's words. Code blocks, tables and log-like lines are skipped.
+    """
+    out: list[Unit] = []
+    heading = ""
+    paragraph: list[str] = []
+    items: list[tuple[int, list[str]]] = []  # (indent, lines) of the current list
+    fenced = False
+    lead = ""  # a sentence ending with ":" that introduces the list after it
+
+    def flush_paragraph() -> None:
+        if paragraph:
+            for sentence in sentences(" ".join(paragraph)):
+                out.append(Unit(plain(sentence), heading, len(out)))
+            paragraph.clear()
+
+    def introduced() -> Unit | None:
+        """The sentence just emitted when it ends with ":" (it introduces what follows)."""
+        if out and not out[-1].item and out[-1].text.endswith(":") and out[-1].heading == heading:
+            return out.pop()
+        return None
+
+    def flush_items() -> None:
+        nonlocal lead
+        if items:
+            out.extend(_fold(items, heading, len(out), fold_items, lead))
+            items.clear()
+        lead = ""
+
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            flush_paragraph()
+            flush_items()
+            if not fenced and (said := introduced()):  # "X returns Y:" before code still states it
+                out.append(Unit(said.text[:-1].rstrip() + ".", heading, len(out)))
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        stripped = line.strip()
+        if not stripped:
+            flush_paragraph()
+            continue
+        if match := _HEADING.match(line) or _BOLD_HEADING.match(line):
+            flush_paragraph()
+            flush_items()
+            heading = plain(match.group("text")).rstrip(":")
+            continue
+        if LOGLIKE.match(line) or stripped.startswith(("|", ">")):
+            flush_paragraph()
+            continue
+        if match := _ITEM.match(line):
+            flush_paragraph()
+            if not items and (said := introduced()):
+                lead = said.text
+            items.append((len(match.group("indent").expandtabs(4)), [match.group("text")]))
+            continue
+        if items and not paragraph and line[:1].isspace():
+            items[-1][1].append(stripped)  # a wrapped list item
+            continue
+        flush_items()
+        paragraph.append(stripped)
+    flush_paragraph()
+    flush_items()
+    return out
+
+
+# A list item that starts with a verb has its subject in the heading above it ("## CLAUDE_CODE_REMOTE"
+# / "- Set to true in web sessions"): the heading leads the unit.
+_SUBJECTLESS = re.compile(r"^(?:[A-Z][a-z]+(?:s|ed)|Set|Run|Use|Make|Get|Put|Keep|Add|Read|Write)\b(?! (?:the|a|an) )")
+
+
+def _fold(items: list[tuple[int, list[str]]], heading: str, start: int, limit: int, lead: str) -> list[Unit]:
+    """Top-level items with their sub-items folded in, or split out when too long; a short list
+    introduced by a sentence ending with ":" becomes one unit with it."""
+    base = min(indent for indent, _ in items)
+    groups: list[tuple[str, list[str]]] = []
+    for indent, lines in items:
+        text = plain(" ".join(lines))
+        if heading and indent <= base and _SUBJECTLESS.match(text) and not lead:
+            text = f"{heading}: {text}"
+        if indent <= base or not groups:
+            groups.append((text, []))
+        else:
+            groups[-1][1].append(text)
+    out = []
+    if lead:
+        whole = f"{lead} " + "; ".join(_folded(top, children).rstrip(".;") for top, children in groups)
+        if len(whole) <= limit:
+            return [Unit(whole, heading, start, item=True)]
+        out.append(Unit(lead[:-1].rstrip() + ".", heading, start))  # too long to fold: the lead alone
+    for top, children in groups:
+        folded = _folded(top, children)
+        if len(folded) <= limit or not children:
+            out.append(Unit(folded, heading, start + len(out), item=True))
+            continue
+        out.append(Unit(top, heading, start + len(out), item=True))
+        for child in children:
+            out.append(Unit(f"{top.rstrip(':')}: {child}", heading, start + len(out), item=True))
+    return out
+
+
+def _folded(top: str, children: list[str]) -> str:
+    if not children:
+        return top
+    return f"{top.rstrip(':')}: " + ", ".join(c.rstrip(".;") for c in children)
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def clip(text: str, limit: int) -> str:
+    """Cut `text` at a word boundary so it fits in `limit` characters (with an ellipsis)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:-")
+    return cut + "…"
+
+
+def fit_sentences(parts: list[str], limit: int) -> str:
+    """Whole sentences from `parts`, in order, while they fit in `limit` characters (at least one)."""
+    kept: list[str] = []
+    size = 0
+    for part in parts:
+        extra = len(part) + (1 if kept else 0)
+        if kept and size + extra > limit:
+            break
+        kept.append(part)
+        size += extra
+    return " ".join(kept)
+
+
+def sentence_case(text: str) -> str:
+    """Capitalise the first letter and end with a full stop (unless it ends with punctuation)."""
+    text = text.strip()
+    if not text:
+        return text
+    if text[0].islower() and not text.startswith(("e.g", "i.e")):
+        text = text[0].upper() + text[1:]
+    if text[-1] not in ".!?…`\"')":
+        text += "."
+    return text
+
+
+def slugify(text: str, *, max_words: int = 6, max_chars: int = 50) -> str:
+    """Kebab-case ASCII slug of at most `max_words` words and `max_chars` characters."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = ""
+    for word in words(ascii_text)[:max_words]:
+        candidate = f"{slug}-{word}" if slug else word
+        if len(candidate) > max_chars:
+            break
+        slug = candidate
+    return slug or "session"
