@@ -245,7 +245,21 @@ def write_big_transcript(path: Path, mb: float = 50, *, seed: int = 7) -> int:
 # ---- the memory repository ------------------------------------------------------------------
 
 
+_SYLLABLES = "ba be bi bo bu ca ce co cu da de di do fa fe fi fo ga ge go ka ke ki ko la le li lo lu ma me mi " \
+             "mo na ne ni no pa pe pi po ra re ri ro sa se si so ta te ti to va ve vi vo za ze zo".split()
+_VERBS = ("caches", "retries", "validates", "serialises", "batches", "locks", "streams", "indexes", "reads", "writes")
+_ERRORS = ("KeyError", "TimeoutError", "ValueError", "ConnectionRefusedError", "PermissionError", "ImportError")
+
+
+def _name(rng: random.Random) -> str:
+    """A made-up identifier, like the many a real codebase has (`kalivo`, `bedoru`)."""
+    return "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4)))
+
+
 def _note(rng: random.Random, i: int, project: str, day: datetime):
+    """A session note with learnings worded like the extractor's: most name things of their own
+    session (files, functions, errors), some recur across sessions (the test command, the team's
+    rules, a known gotcha), as in a real project's memory."""
     from memgit.model import Learning, Note
 
     from memgit.notes import slugify
@@ -253,16 +267,29 @@ def _note(rng: random.Random, i: int, project: str, day: datetime):
     a, b = rng.choice(WORDS), rng.choice(WORDS)
     title = rng.choice(TASKS).format(a=a, b=b).rstrip("?.")[:72]
     test = rng.choice(TEST_COMMANDS)
-    learnings = [Learning("command", f"Tests run with `{test}`."),
-                 Learning("gotcha", f"`{test}` fails with \"AssertionError: expected {i % 97} {a}\"; "
-                                    f"fixed by updating the {b} fixture.")]
+    module, func, other = _name(rng), _name(rng), _name(rng)
+    path = f"src/{a}/{module}.py"
+    learnings = [Learning("command", f"Tests run with `{test}`.")]
+    if rng.random() < 0.6:
+        error = rng.choice(_ERRORS)
+        learnings.append(Learning(
+            "gotcha", f"Problem: `{test}` failed with \"{error}: {other} {rng.randint(1, 999)}\". Fix: `{func}()` in "
+                      f"`{path}` now {rng.choice(_VERBS)} the {b} before the {a} {rng.choice(WORDS)} runs."))
+    if rng.random() < 0.05:
+        learnings.append(Learning("gotcha", "Problem: the integration tests hang when Redis is not running. Fix: "
+                                            "start it with `docker compose up -d redis` first."))
     learnings += [Learning("preference", text) for text in rng.sample(PREFERENCES, rng.randint(0, 2))]
-    if rng.random() < 0.4:
-        learnings.append(Learning("fact", f"The {a} {b} lives in `src/{a}/{b}.py` and is cached per request."))
+    for _ in range(rng.randint(1, 3)):
+        learnings.append(Learning("fact", f"The `{_name(rng)}` {rng.choice(WORDS)} in `{path}` "
+                                          f"{rng.choice(_VERBS)} each {rng.choice(WORDS)} of the `{func}` {b}."))
+    if rng.random() < 0.3:
+        learnings.append(Learning("decision", f"`{module}` {rng.choice(_VERBS)} the {a} with `{other}` instead of "
+                                              f"`{_name(rng)}`, because the {b} {rng.choice(WORDS)} must stay ordered."))
     stamp = day.strftime("%Y-%m-%dT%H:%M:%S.000Z")
     return Note(
         session=f"claude-code/{session_id(f'note-{i}')}", agent="claude-code", project=project,
-        title=title, summary=f"Asked: {title}. Ran `{test}`, fixed the {a} {b} and the tests pass.",
+        title=title, summary=f"The user asked: {title}. In the end: `{func}()` in `{path}` was fixed and `{test}` "
+                             f"passes. It ended with `{test}` passing (success).",
         learnings=learnings, cwd=f"/home/u/dev/{project}", git_branch="main", started=stamp,
         ended=(day + timedelta(minutes=rng.randint(2, 90))).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
         outcome=rng.choice(("success", "success", "partial", "uncertain")),

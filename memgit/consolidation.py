@@ -19,10 +19,13 @@ from . import notes as notes_mod
 from . import redact, scopes, tokens
 from .config import Config
 from .consolidate import _markdown, _validate, heuristic
-from .consolidate.skills import MARKER
+from .consolidate.heuristic.skills import MARKER
 from .errors import ConflictError, LLMError, MemgitError, SecretFound
 from .ledger import format_message, one_line, parse_subject, parse_trailers
+from .consolidate.heuristic.graph import note_occurrences, recency
+from .consolidate.heuristic.memory import Memory
 from .model import Consolidation, Note
+from .store import memory_cache
 
 log = logging.getLogger("memgit.consolidation")
 MAIN = "main"
@@ -329,6 +332,43 @@ def _commit(repo, cfg: Config, branch: str, scope: str, head: str, c: Consolidat
                              c.tokens, sorted(c.skills), removed, fallback)
 
 
+def scope_memory(repo, cfg: Config, branch: str, head: str) -> Memory:
+    """The branch's notes at head as a `Memory`: the cached one brought up to date (only the notes
+    added, changed or removed since are read), else one built from every note. The caller closes it."""
+    tree = repo.tree_id(head, "sessions")
+    memory = memory_cache.open_memory(cfg.state_dir, branch)
+    if memory_cache.tree(memory) == tree and (tree is not None or not len(memory)):
+        return memory
+    current = {p: blob for p, blob in repo.blobs(head, "sessions").items() if p.endswith(".md")}
+    known = memory.versions()
+    changed: list[tuple[str, str, Note | None]] = []
+    for path, blob in sorted(current.items()):
+        if known.get(path) != blob:
+            changed.append((path, blob, _parsed(repo, branch, path, blob)))
+    if not known:  # all at once: the token order is taken from them
+        memory.build([(path, note_occurrences(path, note), (blob, note.session or path, recency(note, path),
+                                                          note.title, ""))
+                      for path, blob, note in changed if note is not None])
+    else:
+        for path in sorted(set(known) - set(current)):
+            memory.remove(path)
+        for path, blob, note in changed:
+            if note is None:
+                memory.remove(path)  # no longer a note: it leaves the consolidation
+            else:
+                memory.add(path, note, version=blob)
+    memory_cache.set_tree(memory, tree)
+    return memory
+
+
+def _parsed(repo, branch: str, path: str, blob: str) -> Note | None:
+    try:
+        return notes_mod.parse_note(repo.read_blob(blob).decode("utf-8", "replace"))
+    except ValueError:
+        log.warning("%s on %s is not a session note; left out of the consolidation", path, branch)
+        return None
+
+
 def _project(repo, cfg: Config, branch: str, force: bool) -> ConsolidateResult | None:
     if not (force or pending(repo, branch)):
         return None
@@ -336,21 +376,26 @@ def _project(repo, cfg: Config, branch: str, force: bool) -> ConsolidateResult |
     if head is None or not _has_inputs(repo, head):
         return None
     scope = scopes.branch_slug(branch)
-    notes = read_notes(repo, head)
+    memory = scope_memory(repo, cfg, branch, head)
     pinned = read_pinned(repo, head)
     project = _project_of(repo, branch, head)
     budget = cfg.summary_tokens
 
     def heuristic_run() -> Consolidation:
-        return heuristic.consolidate(notes, scope=scope, project=project, pinned=pinned, budget_tokens=budget)
+        return heuristic.consolidate(memory, scope=scope, project=project, pinned=pinned, budget_tokens=budget)
 
     def llm_run(llm) -> Consolidation:
+        notes = read_notes(repo, head)
         added, removed = _delta(repo, head, last_consolidation(repo, head).through, notes)
         return llm.consolidate(scope=scope, notes=notes, added=added, removed=removed,
                                current=read_current(repo, head), pinned=pinned, cfg=cfg)
 
-    c, fallback = _choose(cfg, heuristic_run, llm_run, budget)
-    return _commit(repo, cfg, branch, scope, head, c, n_notes=len(notes), fallback=fallback)
+    try:
+        c, fallback = _choose(cfg, heuristic_run, llm_run, budget)
+        n_notes = len(memory)
+    finally:
+        memory.close()
+    return _commit(repo, cfg, branch, scope, head, c, n_notes=n_notes, fallback=fallback)
 
 
 def _global(repo, cfg: Config, force: bool) -> ConsolidateResult | None:
@@ -358,24 +403,28 @@ def _global(repo, cfg: Config, force: bool) -> ConsolidateResult | None:
         return None
     head = repo.head(MAIN)
     heads = _project_heads(repo)
-    projects: dict[str, tuple[str, Notes]] = {}
-    for branch, sha in heads.items():
-        summary = repo.read(sha, "memory_summary.md")
-        projects[branch] = ((summary or b"").decode("utf-8", "replace"), read_notes(repo, sha))
-    own = read_notes(repo, head)
-    if own:  # sessions that belonged to no project count as one more scope
-        projects[MAIN] = ("", own)
+    digests: dict[str, tuple[str, int, list]] = {}
+    for branch, sha in [*heads.items(), (MAIN, head)]:
+        with scope_memory(repo, cfg, branch, sha) as memory:
+            if branch == MAIN and not len(memory):
+                continue  # sessions that belonged to no project count as one more scope, when there are some
+            summary = (repo.read(sha, "memory_summary.md") or b"").decode("utf-8", "replace") if branch != MAIN else ""
+            digests[branch] = (summary, len(memory), memory.portable(branch))
     pinned = read_pinned(repo, head)
     budget = cfg.summary_tokens
 
     def heuristic_run() -> Consolidation:
-        return heuristic.consolidate_global(projects, pinned=pinned, budget_tokens=budget)
+        return heuristic.consolidate_global(digests, pinned=pinned, budget_tokens=budget)
 
     def llm_run(llm) -> Consolidation:
+        projects = {b: ((repo.read(sha, "memory_summary.md") or b"").decode("utf-8", "replace"), read_notes(repo, sha))
+                    for b, sha in heads.items()}
+        if MAIN in digests:
+            projects[MAIN] = ("", read_notes(repo, head))
         return llm.consolidate_global(projects=projects, current=read_current(repo, head), pinned=pinned, cfg=cfg)
 
     c, fallback = _choose(cfg, heuristic_run, llm_run, budget)
-    n_notes = sum(len(n) for _, n in projects.values())
+    n_notes = sum(n for _, n, _ in digests.values())
     return _commit(repo, cfg, MAIN, MAIN, head, c, n_notes=n_notes, fallback=fallback, read=heads)
 
 

@@ -181,6 +181,23 @@ class MemoryRepo:
         base = prefix.encode() + b"/" if prefix else b""
         return sorted((base + e.path).decode() for e in iter_tree_contents(self._objects, entry[1]))
 
+    def tree_id(self, rev: str, prefix: str) -> str | None:
+        """The id of the directory `prefix` at rev, or None when there is no such directory."""
+        entry = self._lookup(rev, prefix)
+        return entry[1].decode() if entry and stat.S_ISDIR(entry[0]) else None
+
+    def blobs(self, rev: str, prefix: str) -> dict[str, str]:
+        """The files under directory `prefix` at rev, each with the id of its content."""
+        entry = self._lookup(rev, prefix)
+        if entry is None or not stat.S_ISDIR(entry[0]):
+            return {}
+        base = prefix.strip("/").encode() + b"/"
+        return {(base + e.path).decode(): e.sha.decode() for e in iter_tree_contents(self._objects, entry[1])
+                if stat.S_ISREG(e.mode)}
+
+    def read_blob(self, blob_id: str) -> bytes:
+        return self._objects[blob_id.encode()].data
+
     def walk(
         self, branch_or_sha: str, *, stop_at: str | None = None, limit: int | None = None
     ) -> Iterator[CommitInfo]:

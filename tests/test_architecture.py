@@ -4,8 +4,9 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memgit"
-CORE = ["model.py", "notes.py", "redact.py", "ledger.py", "selection.py", "synthetic.py", "consolidate/heuristic.py",
-        *sorted(p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "extract" / "heuristic").glob("*.py"))]
+CORE = ["model.py", "notes.py", "redact.py", "ledger.py", "selection.py", "synthetic.py",
+        *sorted(p.relative_to(PACKAGE).as_posix() for family in ("extract", "consolidate")
+                for p in (PACKAGE / family / "heuristic").glob("*.py"))]
 FORBIDDEN = {"dulwich", "litellm", "click", "subprocess"}
 
 

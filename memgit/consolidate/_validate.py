@@ -16,7 +16,7 @@ from .. import redact, tokens
 from ..model import Consolidation
 from . import _markdown
 from ._budget import MAX_CHARS
-from .skills import MARKER, MAX_NAME
+from .heuristic.skills import MARKER, MAX_NAME
 
 MAX_MEMORY_CHARS = 400_000
 MAX_SKILL_CHARS = 20_000

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memgit import consolidation, tokens
-from memgit.consolidate import _markdown
+from memgit.consolidate import _markdown, heuristic
 from memgit.errors import LLMError
 from memgit.model import Consolidation
 from memgit.notes import split_front_matter
@@ -72,7 +72,7 @@ def test_consolidate_commits_memory_summary_and_a_skill_with_its_trailers(claude
     branch = "projects/pinion"
     assert head_subject(memory_path, branch) == "consolidate(pinion): 3 notes, 1 learnings"
     assert trailer(memory_path, branch, "Memgit-Through") == git(memory_path, "rev-parse", f"{branch}^").strip()
-    assert trailer(memory_path, branch, "Memgit-Consolidator") == "heuristic/1"
+    assert trailer(memory_path, branch, "Memgit-Consolidator") == heuristic.CONSOLIDATOR
     assert trailer(memory_path, branch, "Memgit-Tokens") == "0"
     parsed = git(memory_path, "log", "-1", "--format=%B", branch)
     assert "Memgit-Through:" in git_interpret_trailers(memory_path, parsed)
@@ -85,7 +85,7 @@ def test_consolidate_commits_memory_summary_and_a_skill_with_its_trailers(claude
     assert meta["name"] == "pinion-run-tests" and "`uv run pytest -x tests/`" in meta["description"]
     assert len(links_exist(memory_path, branch, skill, "skills/pinion-run-tests")) == 3
     summary = git(memory_path, "show", f"{branch}:memory_summary.md")
-    assert tokens.count(summary) <= 2500 and "Test: `uv run pytest -x tests/` (3 sessions)" in summary
+    assert tokens.count(summary) <= 2500 and "Tests run with `uv run pytest -x tests/`." in summary
     assert head_subject(memory_path, "projects/lantern").startswith("consolidate(lantern): 1 notes")
     assert head_subject(memory_path, "main").startswith("consolidate(main): ")
     fsck(memory_path)
@@ -186,7 +186,7 @@ def test_a_preference_in_two_projects_reaches_main_with_both_named(claude_projec
         path = bullet.text.split(ref, 1)[1].split("`", 1)[0]
         assert git(memory_path, "cat-file", "-t", f"{ref}{path}").strip() == "blob"
     summary = (memory_path / "memory_summary.md").read_text()
-    assert "Don't put emoji in commit messages. (lantern, pinion)" in summary
+    assert "Don't put emoji in commit messages. (seen in lantern, pinion)" in summary
     assert tokens.count(summary) <= 2500
 
 
@@ -284,6 +284,6 @@ def test_without_a_usable_llm_the_heuristic_stands_in_and_says_why(claude_projec
     write(claude_projects, *pinion_sessions(1))
     sync_and_consolidate(memgit_cli)
     branch = "projects/pinion"
-    assert trailer(memory_path, branch, "Memgit-Consolidator") == "heuristic/1"
-    assert f"Fell back to heuristic/1: {reason}" in git(memory_path, "log", "-1", "--format=%b", branch)
+    assert trailer(memory_path, branch, "Memgit-Consolidator") == heuristic.CONSOLIDATOR
+    assert f"Fell back to {heuristic.CONSOLIDATOR}: {reason}" in git(memory_path, "log", "-1", "--format=%b", branch)
     assert "uv run pytest" in git(memory_path, "show", f"{branch}:MEMORY.md")

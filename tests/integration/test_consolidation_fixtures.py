@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from memgit import tokens
 from memgit.cli import cli
-from memgit.consolidate import _markdown
-from memgit.consolidate.skills import MARKER
+from memgit.consolidate import _markdown, heuristic
+from memgit.consolidate.heuristic.skills import MARKER
 from tests.conftest import all_refs, fsck, git, ledger_commits, needs_shared, point_home
 from tests.integration.test_sync_fixtures import fixtures_home
 
@@ -71,7 +71,7 @@ def test_every_project_with_notes_and_main_get_a_consolidate_commit_with_its_tra
         assert subject.startswith(f"consolidate({scope}): ") and " notes, " in subject and subject.endswith(" learnings")
         trailers = git(repo, "log", "-1", "--format=%(trailers:only,unfold)", branch)
         assert f"Memgit-Through: {git(repo, 'rev-parse', branch + '^').strip()}" in trailers
-        assert "Memgit-Consolidator: heuristic/1" in trailers and "Memgit-Tokens: 0" in trailers
+        assert f"Memgit-Consolidator: {heuristic.CONSOLIDATOR}" in trailers and "Memgit-Tokens: 0" in trailers
     main_trailers = git(repo, "log", "-1", "--format=%(trailers:key=Memgit-Read,valueonly)", "main").split("\n")
     for branch in branches_with_notes(repo):
         assert f"{branch} {git(repo, 'rev-parse', branch).strip()}" in main_trailers
@@ -116,9 +116,15 @@ def test_skills_come_from_commands_seen_in_three_sessions(synced):
     assert "skills/cli-run-tests/SKILL.md" in files
 
 
-def test_the_same_command_in_two_projects_reaches_main(synced):
+def test_main_holds_no_command_path_or_fact_of_one_project(synced):
+    """cli and cli-2 both ran `mise run test`: a command of those projects, not of every project."""
     memory = git(synced["repo"], "show", "main:MEMORY.md")
-    assert "Tests run with `mise run test`." in memory and "(cli, cli-2)" in memory
+    summary = git(synced["repo"], "show", "main:memory_summary.md")
+    learned = "\n".join(b.text for s in _markdown.sections(memory) for b in s.bullets if b.type)
+    assert "mise run test" not in learned and "`" not in learned.split(" — ")[0]
+    assert not any(b.type in ("command", "fact", "decision") for s in _markdown.sections(memory) for b in s.bullets)
+    assert "\n- Tests run with `mise run test" in git(synced["repo"], "show", "projects/cli:memory_summary.md")
+    assert "## Projects" in summary
 
 
 def test_running_again_changes_nothing_and_the_repo_is_valid(synced):

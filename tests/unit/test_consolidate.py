@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from memgit import tokens
-from memgit.consolidate import _markdown, heuristic, skills
+from memgit.consolidate import _markdown, heuristic
+from memgit.consolidate.heuristic import briefing, skills
 from memgit.model import Learning, Note
 from memgit.notes import split_front_matter
 from memgit.scopes import Project
@@ -80,19 +81,39 @@ def test_a_learning_only_a_removed_note_supported_is_gone():
 # ---- the summary --------------------------------------------------------------------------
 
 
-def test_summary_has_a_profile_the_strongest_learnings_and_an_index():
+def test_summary_says_how_to_build_and_test_then_the_learnings_in_complete_sentences():
     notes = [note(i, TEST, ("convention", "Commit subjects are imperative."), ("command", "Lint with `ruff check`."),
                   keywords=["python", "uv"]) for i in range(3)]
     notes.append(note(9, ("gotcha", "Redis must run before the tests."), title="Fix Redis tests"))
     summary = run(notes).summary_md
-    sections = {s.heading: s.bullets for s in _markdown.sections(summary)}
-    profile = " ".join(b.text for b in sections["Profile"])
-    assert "Repository: github.com/acme/pinion" in profile and "`uv run pytest` (3 sessions)" in profile
-    assert "Lint: `ruff check`" in profile and "Commit subjects are imperative." in profile and "python" in profile
-    assert any("Redis must run" in b.text for b in sections["Key learnings"])
-    assert any("Fix Redis tests" in b.text for b in sections["Recent sessions"])
-    index = " ".join(b.text for b in sections["Where to look deeper"])
+    sections = {s.heading: [b.text for b in s.bullets] for s in _markdown.sections(summary)}
+    assert sections["How to build and test"] == ["Tests run with `uv run pytest`.", "Lint with `ruff check`."]
+    assert sections["Preferences and conventions"] == ["Commit subjects are imperative. (3 sessions, strong)"]
+    assert sections["Gotchas"] == ["Redis must run before the tests."]
+    assert any("Fix Redis tests" in b for b in sections["Recent sessions"])
+    index = " ".join(sections["Where to look deeper"])
     assert "memgit show projects/pinion:MEMORY.md" in index and "skills/pinion-run-tests/SKILL.md" in index
+
+
+def test_one_line_per_purpose_the_most_recent_form_that_worked():
+    notes = [note(1, ("command", "Tests run with `pytest`."), day=1),
+             note(2, ("command", "Tests run with `uv run pytest`."), day=2),
+             note(3, ("command", "Tests run with `uv run pytest -x tests/ 2>&1 | tail -20`."), day=3),
+             note(4, ("command", "Format and lint with `ruff format && ruff check`."), day=4),
+             note(5, ("command", "Lint with `ruff check`."), day=5)]
+    lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
+             for b in s.bullets]
+    # the test runs are one purpose: the latest wins; the chain adds format, which no single command covers
+    assert lines == ["Tests run with `uv run pytest -x tests/ 2>&1 | tail -20`.", "Lint with `ruff check`.",
+                     "Format and lint with `ruff format && ruff check`."]
+
+
+def test_the_summary_holds_no_fragment():
+    notes = [note(1, ("fact", "The parser lives in `src/parse.py`."), ("fact", "and then the"),
+                  ("gotcha", "Here's what happened:"))]
+    summary = run(notes).summary_md
+    assert "The parser lives in `src/parse.py`." in summary
+    assert "and then the" not in summary and "Here's what happened" not in summary
 
 
 def test_no_type_fills_the_summary():
@@ -100,10 +121,38 @@ def test_no_type_fills_the_summary():
                        for k, w in enumerate(["redis", "kafka", "minio", "vault", "consul", "nginx", "etcd",
                                               "rabbit", "mongo", "mysql", "solr", "memcache"])]) for i in range(3)]
     notes.append(note(10, ("preference", "Prefer small pull requests.")))
-    summary = run(notes).summary_md
-    learned = [b for s in _markdown.sections(summary) if s.heading == "Key learnings" for b in s.bullets]
-    assert sum(b.type == "gotcha" for b in learned) == heuristic.SUMMARY_CAPS["gotcha"]
-    assert any(b.type == "preference" for b in learned)
+    sections = {s.heading: s.bullets for s in _markdown.sections(run(notes).summary_md)}
+    assert len(sections["Gotchas"]) == briefing.CAPS["gotcha"]
+    assert [b.text for b in sections["Preferences and conventions"]] == ["Prefer small pull requests."]
+
+
+# ---- contradictions ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("older,newer", [
+    ("Use pnpm instead of npm.", "Use npm, not pnpm."),
+    ("Use British spelling in the docs.", "Use American spelling in the docs."),
+    ("Use tabs for indentation.", "Don't use tabs for indentation."),
+    ("Node 18 is required to build the web frontend.", "Node 20 is required to build the web frontend."),
+], ids=["choice reversed", "alternatives", "polarity", "numbers"])
+def test_the_later_of_two_contradicting_learnings_holds(older, newer):
+    kind = "fact" if "Node" in older else "convention"
+    if kind == "fact":
+        kind = "decision"  # a statement of what to do, as facts about versions are decided
+    notes = [note(1, (kind, older), day=3), note(2, (kind, older), day=4), note(3, (kind, newer), day=9)]
+    c = run(notes)
+    assert newer in c.summary_md and older not in c.summary_md
+    superseded = {s.heading: s.bullets for s in _markdown.sections(c.memory_md)}["Superseded"]
+    [line] = [b.text for b in superseded]
+    assert older in line and f'superseded by "{newer}"' in line and "2026-01-09" in line
+    assert line.count("](sessions/") >= 2  # where each was said
+
+
+def test_agreeing_learnings_are_no_contradiction():
+    notes = [note(1, ("convention", "Always run the linter before committing.")),
+             note(2, ("convention", "Always run the tests before committing."))]
+    memory = run(notes).memory_md
+    assert "Superseded" not in memory and memory.count("[convention]") == 2
 
 
 def big_scope(n_notes: int, seed: int = 7):
@@ -177,6 +226,31 @@ def test_a_scope_without_learnings_still_gets_valid_files():
     assert "Just a chat" in c.summary_md and c.skills == {}
 
 
+def test_a_memory_built_note_by_note_in_any_order_renders_the_same_bytes():
+    from memgit.consolidate.heuristic.memory import Memory
+
+    notes = big_scope(300, seed=5)
+    whole = run(notes, pinned=PINNED)
+    for seed in range(3):
+        order = notes[:]
+        random.Random(seed).shuffle(order)
+        memory = Memory()
+        for i, (path, n) in enumerate(order):
+            memory.add(path, n)
+            if i % 7 == 3:  # a revert, then the note back
+                memory.remove(path)
+                memory.add(path, n)
+        for path, _ in order[::11]:  # and some gone for good
+            memory.remove(path)
+        fewer = run([pn for pn in notes if pn not in order[::11]], pinned=PINNED)
+        again = run(memory, pinned=PINNED)
+        assert (again.memory_md, again.summary_md, again.skills) == (fewer.memory_md, fewer.summary_md, fewer.skills)
+        for path, n in order[::11]:
+            memory.add(path, n)
+        back = run(memory, pinned=PINNED)
+        assert (back.memory_md, back.summary_md, back.skills) == (whole.memory_md, whole.summary_md, whole.skills)
+
+
 # ---- skills -------------------------------------------------------------------------------
 
 
@@ -221,27 +295,54 @@ def test_skill_names_are_kebab_case_within_64_characters():
 # ---- across projects ----------------------------------------------------------------------
 
 
-def test_global_keeps_what_two_projects_share_and_names_them():
+def digests(projects):
+    return {branch: (summary, len(notes), heuristic.portable(notes, branch)) for branch, (summary, notes) in projects.items()}
+
+
+def test_global_keeps_what_two_projects_share_and_general_preferences_and_names_them():
     a = [note(1, EMOJI, ("decision", "Use Postgres.")), note(2, ("gotcha", "Docker needs 8 GB of RAM."))]
-    b = [note(3, ("preference", "No emoji in commit messages, please."), ("decision", "Use Postgres."))]
-    c = [note(4, ("fact", "Only here."))]
-    result = heuristic.consolidate_global(
-        {"projects/pinion": ("# pinion\n\n## Profile\n\n- Test: `uv run pytest`\n", a), "projects/lantern": ("", b),
-         "projects/solo": ("", c)},
+    b = [note(3, ("preference", "No emoji in commit messages, please."), ("decision", "Use Postgres.")),
+         note(5, ("gotcha", "Docker needs 8 GB of RAM."))]
+    c = [note(4, ("fact", "Only here.")), note(6, ("preference", "Never push to main without a review."))]
+    result = heuristic.consolidate_global(digests(
+        {"projects/pinion": ("# pinion\n\n## How to build and test\n\n- Tests run with `uv run pytest`.\n", a),
+         "projects/lantern": ("", b), "projects/solo": ("", c)}),
         pinned=[("notes/2026-01-01-me.md", "I work in UTC.")], budget_tokens=2500)
-    bullets = [bl for s in _markdown.sections(result.memory_md) for bl in s.bullets if bl.type]
-    assert len(bullets) == 1  # decisions are project-specific; one-project learnings stay there
-    assert "emoji" in bullets[0].text and "2 projects (lantern, pinion)" in bullets[0].text
-    assert "`projects/pinion:sessions/2026/01/" in bullets[0].text
+    bullets = [bl.text for s in _markdown.sections(result.memory_md) for bl in s.bullets if bl.type]
+    assert len(bullets) == 3, bullets  # decisions and facts stay in their project
+    emoji = next(t for t in bullets if "emoji" in t)
+    assert "2 projects (lantern, pinion)" in emoji and "`projects/pinion:sessions/2026/01/" in emoji
+    assert any("Docker needs 8 GB" in t for t in bullets)
+    assert any("Never push to main without a review." in t and "1 project (solo)" in t for t in bullets)
     summary = result.summary_md
-    assert "(lantern, pinion)" in summary and "I work in UTC." in summary
-    assert "pinion: 2 sessions; Test: `uv run pytest`" in summary
+    assert "(seen in lantern, pinion)" in summary and "I work in UTC." in summary
+    assert "pinion: 2 sessions; Tests run with `uv run pytest`." in summary
     assert tokens.count(summary) <= 2500
+
+
+@pytest.mark.parametrize("text", [
+    "Always run the tests with `uv run pytest`.",  # a command
+    "Keep the parser in src/pinion/parse.py.",  # a path
+    "Never edit config.yaml by hand.",  # a file name
+    "Call `SaveChanges` only from the hook.",  # an identifier
+    "Use the GetAgent helper for the agent name.",  # an identifier
+    "The user corrected the agent: \"no, put the button outside the search bar\"",  # one task's correction
+])
+def test_a_project_only_item_never_reaches_main(text):
+    projects = {"projects/pinion": ("", [note(1, ("preference", text))]), "projects/lantern": ("", [note(2, TEST)])}
+    result = heuristic.consolidate_global(digests(projects), pinned=[], budget_tokens=2500)
+    assert text not in result.memory_md and text not in result.summary_md
+
+
+def test_a_command_two_projects_share_stays_in_the_projects():
+    projects = {"projects/pinion": ("", [note(1, TEST)]), "projects/lantern": ("", [note(2, TEST)])}
+    result = heuristic.consolidate_global(digests(projects), pinned=[], budget_tokens=2500)
+    assert "uv run pytest" not in result.memory_md.split("## Projects")[0]
 
 
 def test_global_budget_holds_with_many_projects():
     projects = {f"projects/p{i}": ("", big_scope(40, seed=i)) for i in range(30)}
-    result = heuristic.consolidate_global(projects, pinned=PINNED, budget_tokens=1000)
+    result = heuristic.consolidate_global(digests(projects), pinned=PINNED, budget_tokens=1000)
     assert tokens.count(result.summary_md) <= 1000 and len(result.summary_md) < 9000
     assert "Never commit .env files." in result.memory_md  # shared by every project
 
@@ -252,7 +353,7 @@ def test_global_budget_holds_with_many_projects():
 def test_the_consolidation_core_imports_no_adapters():
     from tests.test_architecture import FORBIDDEN, imported_modules
 
-    for path in sorted((ROOT / "memgit" / "consolidate").glob("*.py")):
+    for path in sorted((ROOT / "memgit" / "consolidate").rglob("*.py")):
         if path.name != "llm.py":
             assert not imported_modules(path) & FORBIDDEN, path.name
     assert not imported_modules(ROOT / "memgit" / "tokens.py") & FORBIDDEN

@@ -3,7 +3,7 @@
 import pytest
 
 from memgit.consolidate import _validate
-from memgit.consolidate.skills import MARKER
+from memgit.consolidate.heuristic.skills import MARKER
 from memgit.model import Consolidation
 
 MEMORY = "# Memory: pinion\n\n## Gotchas\n\n- [gotcha] Redis first. — 1 session: [x](sessions/2026/01/a.md)\n"

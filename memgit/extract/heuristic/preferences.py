@@ -179,7 +179,7 @@ def _correction(text: str, stopped: bool) -> Candidate | None:
         keep = sorted({j for i in marked for j in (i, i + 1) if j < len(parts)})
         parts = [parts[i] for i in keep]
     quoted = strip_filler(fit_sentences(parts, MAX_CORRECTION))
-    if len(words(quoted)) < 5:
+    if len(words(quoted)) < 6:  # "no, then it's good" agrees; a correction says what to do instead
         return None
     score = 2.5 + (0.75 if stopped else 0) + (0.5 if reasoned(quoted) else 0) + 0.25 * concreteness(quoted)
     return Candidate(classify(quoted), f'The user corrected the agent: "{quoted}"', score, "correction")

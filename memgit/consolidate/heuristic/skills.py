@@ -14,8 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..extract.heuristic.shell import parse
-from ._clusters import Cluster, code_spans, normalise
+from ...extract.heuristic.shell import parse
+from .graph import Cluster, code_spans, normalise
 
 MIN_SESSIONS = 3
 MARKER = "<!-- memgit:generated skill; `memgit consolidate` rewrites or removes it -->"

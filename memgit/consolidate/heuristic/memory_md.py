@@ -6,15 +6,16 @@
 Topics are the learning types; a type with more than `SPLIT_AT` bullets is split further by the
 word most of its bullets share ("## Gotchas: lint"). Every learning seen in two or more sessions
 is listed; of those seen once, the `MAX_SINGLES` most recent per type (the rest stay in their
-notes, which the file says).
+notes, which the file says). A learning a later one contradicts is listed under "## Superseded",
+with what holds now and the session that said it: it is never lost, and never injected.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from ._clusters import Cluster, content_words
+from .graph import Cluster, content_words
 
 TOPICS = (
     ("command", "Build and test"),
@@ -26,13 +27,14 @@ TOPICS = (
 )
 MAX_LINKS = 5
 MAX_SINGLES = 40
+MAX_SUPERSEDED = 60
 SPLIT_AT = 12
 MAX_SPLITS = 6
 TIER_LEGEND = "Tiers: emerging = 2 sessions, strong = 3-4, critical = 5 or more."
 # Words every gotcha or command sentence has: they name no topic.
 _GENERIC = frozenset(
     "fail fixed fixing editing edit error run use used using with file test tests command work "
-    "need needs make way new add added instead always".split()
+    "need needs make way new add added instead always problem user corrected agent".split()
 )
 
 
@@ -42,7 +44,7 @@ def link_label(when: str, session: str) -> str:
     return f"{when[:10]} {short}".strip()
 
 
-def _links(cluster: Cluster, prefix: str = "") -> str:
+def links(cluster: Cluster, prefix: str = "") -> str:
     notes = cluster.notes()
     shown = [f"[{link_label(o.when, o.session)}]({prefix}{o.path})" for o in notes[:MAX_LINKS]]
     if len(notes) > MAX_LINKS:
@@ -53,7 +55,15 @@ def _links(cluster: Cluster, prefix: str = "") -> str:
 def bullet(cluster: Cluster, prefix: str = "") -> str:
     n = cluster.support
     tail = f" (tier: {cluster.tier})" if cluster.tier else ""
-    return f"- [{cluster.type}] {cluster.text} — {n} session{'s' if n != 1 else ''}: {_links(cluster, prefix)}{tail}"
+    return f"- [{cluster.type}] {cluster.text} — {n} session{'s' if n != 1 else ''}: {links(cluster, prefix)}{tail}"
+
+
+def superseded_bullet(cluster: Cluster, prefix: str = "") -> str:
+    holder = cluster.superseded_by
+    assert holder is not None
+    newer = holder.latest
+    return (f"- [{cluster.type}] ~~{cluster.text}~~ — said in {links(cluster, prefix)}; superseded by "
+            f"\"{holder.text}\" ([{link_label(newer.when, newer.session)}]({prefix}{newer.path}))")
 
 
 def split_topics(clusters: Sequence[Cluster]) -> list[tuple[str, list[Cluster]]]:
@@ -83,20 +93,29 @@ def split_topics(clusters: Sequence[Cluster]) -> list[tuple[str, list[Cluster]]]
 
 
 def sections(clusters: Sequence[Cluster], types: Sequence[tuple[str, str]] = TOPICS,
-             render=bullet) -> list[str]:
-    """The `## Topic` sections of the clusters (strongest first within each)."""
+             render: Callable[[Cluster], str] = bullet, left_out: dict[str, int] | None = None) -> list[str]:
+    """The `## Topic` sections of the clusters that hold (strongest first within each), then the
+    superseded ones. `left_out`: how many single-session learnings of each type were not given."""
     out = []
+    holding = [c for c in clusters if c.superseded_by is None]
     for kind, title in types:
-        of_type = [c for c in clusters if c.type == kind]
-        if not of_type:
-            continue
+        of_type = [c for c in holding if c.type == kind]
         shared = [c for c in of_type if c.support >= 2]
         singles = [c for c in of_type if c.support < 2]
+        older = len(singles) - MAX_SINGLES if len(singles) > MAX_SINGLES else 0
+        older += (left_out or {}).get(kind, 0)
         kept = shared + singles[:MAX_SINGLES]
-        for word, members in split_topics(kept):
+        for word, members in split_topics(kept) if kept else ():
             heading = f"## {title}: {word}" if word else f"## {title}"
             out.append(heading + "\n\n" + "\n".join(render(c) for c in members))
-        if len(singles) > MAX_SINGLES:
-            out.append(f"_{len(singles) - MAX_SINGLES} older {title.lower()} seen in one session only are "
-                       "in their session notes (sessions/)._")
+        if older:
+            out.append(f"_{older} older {title.lower()} seen in one session only are in their session notes "
+                       "(sessions/)._")
+    superseded = [c for c in clusters if c.superseded_by is not None]
+    if superseded:
+        lines = [superseded_bullet(c) for c in superseded[:MAX_SUPERSEDED]]
+        if len(superseded) > MAX_SUPERSEDED:
+            lines.append(f"- … and {len(superseded) - MAX_SUPERSEDED} more in their session notes")
+        out.append("## Superseded\n\nLearnings a later session contradicted; what holds now follows each.\n\n"
+                   + "\n".join(lines))
     return out

@@ -1,0 +1,113 @@
+"""The offline consolidator: MEMORY.md, memory_summary.md and skills from a scope's notes.
+
+    graph       the rules: when two learnings are the same, when they contradict; clusters
+    memory      a scope's groups and clusters, kept up to date note by note (incremental)
+    scope       what transfers to `main`: general preferences, and what two projects share
+    memory_md   MEMORY.md: everything with its provenance, superseded learnings listed apart
+    briefing    memory_summary.md: the briefing within the token budget
+    skills      procedures seen in three or more sessions, as Claude Code skills
+
+Pure and deterministic: the same notes give the same bytes, whatever their order and whether the
+`Memory` was built at once or note by note, so consolidating again after nothing changed commits
+nothing, and after a revert the result is exactly what the remaining notes say. No clock: recency
+comes from the notes' own times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ...model import Consolidation, Note
+from ...scopes import Project
+from . import briefing, memory_md, scope, skills as skills_mod
+from .graph import Cluster, Occurrence, rank_key
+from .memory import Memory, View
+
+CONSOLIDATOR = "heuristic/2"
+MAIN = "main"
+
+Notes = Sequence[tuple[str, Note]]
+
+
+def consolidate(notes: Memory | Notes, *, scope: str, project: Project | None,
+                pinned: Sequence[tuple[str, str]], budget_tokens: int) -> Consolidation:
+    """Consolidate one project: its notes (path, Note), or the `Memory` that holds them, and its
+    pinned notes (path, text)."""
+    memory = notes if isinstance(notes, Memory) else Memory.of(notes)
+    label = project.name if project else scope
+    view = memory.view(singles=memory_md.MAX_SINGLES)
+    found = skills_mod.find([c for c in view.clusters if c.superseded_by is None], slug=scope)
+    infos = [(info.path, info) for info in memory.infos()]
+    memory_text = _project_memory(label, len(infos), view, found, pinned)
+    summary = briefing.project_summary(label, scope, project, infos, view.clusters, found, pinned, budget_tokens)
+    return Consolidation(memory_md=memory_text, summary_md=summary,
+                         skills={s.name: skills_mod.render(s, label) for s in found}, consolidator=CONSOLIDATOR)
+
+
+def portable(notes: Memory | Notes, source: str) -> list[Occurrence]:
+    """A project's learnings that may reach `main` (the global consolidation reads only these)."""
+    return (notes if isinstance(notes, Memory) else Memory.of(notes)).portable(source)
+
+
+def consolidate_global(projects: Mapping[str, tuple[str, int, Sequence[Occurrence]]], *,
+                       pinned: Sequence[tuple[str, str]], budget_tokens: int) -> Consolidation:
+    """Keep what transfers. `projects`: branch -> (its summary, its number of notes, `portable()` of it)."""
+    by_note: dict[str, list[Occurrence]] = {}
+    for branch in sorted(projects):
+        for o in projects[branch][2]:
+            by_note.setdefault(f"{branch}:{o.path}", []).append(o)
+    with Memory() as memory:
+        memory.build([(key, found, ("", found[0].session, found[0].when, found[0].title, found[0].source))
+                      for key, found in sorted(by_note.items())])
+        shared = [c for c in memory.clusters() if scope.transfers(c)]
+    shared.sort(key=lambda c: (-len(c.sources), c.type != "preference", *rank_key(c)))
+    counts = {branch: (summary, n) for branch, (summary, n, _) in projects.items()}
+    return Consolidation(memory_md=_global_memory(counts, shared, pinned),
+                         summary_md=briefing.global_summary(counts, shared, pinned, budget_tokens),
+                         consolidator=CONSOLIDATOR)
+
+
+def _project_memory(label: str, n_notes: int, view: View, found, pinned) -> str:
+    superseded = f", and {view.superseded} superseded by later sessions" if view.superseded else ""
+    head = [
+        f"# Memory: {label}",
+        "",
+        f"{briefing.plural(view.holding, 'learning')} from {briefing.plural(n_notes, 'session note')}, strongest "
+        f"first in each topic{superseded}. {memory_md.TIER_LEGEND}",
+        "memgit rewrites this file on every consolidation: correct a learning in its session note "
+        "(sessions/), or pin your own words in notes/.",
+    ]
+    parts = ["\n".join(head), *memory_md.sections(view.clusters, left_out=view.left_out)]
+    if found:
+        parts.append("## Skills\n\n" + "\n".join(
+            f"- [{s.name}](skills/{s.name}/SKILL.md): {skills_mod.description(s, label)}" for s in found))
+    if pinned:
+        parts.append("## Pinned notes\n\n" + "\n".join(f"- [{p}]({p})" for p, _ in sorted(pinned)))
+    if not view.clusters:
+        parts.append("_No learnings yet: the sessions so far left none._")
+    return "\n\n".join(parts) + "\n"
+
+
+def _global_memory(projects: Mapping[str, tuple[str, int]], shared: Sequence[Cluster], pinned) -> str:
+    n_notes = sum(n for _, n in projects.values())
+    head = [
+        "# Memory across projects",
+        "",
+        f"{briefing.plural(len(shared), 'learning')} that hold{'s' if len(shared) == 1 else ''} in every project — preferences stated in general "
+        f"terms, and what {scope.MIN_PROJECTS} or more projects share — from "
+        f"{briefing.plural(n_notes, 'session note')} in {briefing.plural(sum(1 for _, n in projects.values() if n), 'project')}. "
+        f"{memory_md.TIER_LEGEND}",
+        "Never a command, a path or a fact of one project: those stay on the project's branch. Each names its "
+        "notes (`memgit show <branch>:<path>`); memgit rewrites this file on every consolidation.",
+    ]
+    parts = ["\n".join(head), *memory_md.sections(shared, render=briefing.global_bullet)]
+    index = [f"- {briefing.slug(b)} (`{b}`): {briefing.plural(projects[b][1], 'session note')}"
+             for b in sorted(projects) if projects[b][1]]
+    if index:
+        parts.append("## Projects\n\n" + "\n".join(index))
+    if pinned:
+        parts.append("## Pinned notes\n\n" + "\n".join(f"- [{p}]({p})" for p, _ in sorted(pinned)))
+    if not shared:
+        parts.append("_Nothing that holds across projects yet._")
+    return "\n\n".join(parts) + "\n"
+
