@@ -9,7 +9,7 @@ the secret gate (redact.gate), objects fsynced as memgit always does. Timed twic
 - into `projects/bench` while `main` is checked out (the usual case: a project branch);
 - into `projects/bench` checked out (10k files in the worktree; the index is patched in place).
 
-Then `ledger.load` on that repository: cold (.git/memgit/ledger.json deleted, 10k commits read)
+Then `ledger.load` on that repository: cold (.git/memgit/ledger.pickle deleted, 10k commits read)
 and warm (the cache is current).
 
     python bench/bench_commit.py [--quick] [--commits 50] [--notes 10000]
@@ -84,7 +84,7 @@ def ledger_times(path: Path, runs: int, *, cold: bool) -> tuple[list[float], int
     state = path / ".git" / "memgit"
     for _ in range(runs):
         if cold:
-            (state / "ledger.json").unlink(missing_ok=True)
+            (state / "ledger.pickle").unlink(missing_ok=True)
         t0 = time.perf_counter()
         with MemoryRepo.open(path) as repo:
             entries = len(ledger.load(repo, state).entries)

@@ -251,6 +251,18 @@ _VERBS = ("caches", "retries", "validates", "serialises", "batches", "locks", "s
 _ERRORS = ("KeyError", "TimeoutError", "ValueError", "ConnectionRefusedError", "PermissionError", "ImportError")
 
 
+def _nouns() -> list[str]:
+    """The nouns a project's learnings use: the common WORDS and a few hundred of its own."""
+    global _NOUNS
+    if _NOUNS is None:
+        rng = random.Random(11)
+        _NOUNS = list(WORDS) + sorted({_name(rng) for _ in range(600)})
+    return _NOUNS
+
+
+_NOUNS: list[str] | None = None
+
+
 def _name(rng: random.Random) -> str:
     """A made-up identifier, like the many a real codebase has (`kalivo`, `bedoru`)."""
     return "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4)))
@@ -268,23 +280,26 @@ def _note(rng: random.Random, i: int, project: str, day: datetime):
     title = rng.choice(TASKS).format(a=a, b=b).rstrip("?.")[:72]
     test = rng.choice(TEST_COMMANDS)
     module, func, other = _name(rng), _name(rng), _name(rng)
+    nouns = _nouns()
     path = f"src/{a}/{module}.py"
     learnings = [Learning("command", f"Tests run with `{test}`.")]
     if rng.random() < 0.6:
         error = rng.choice(_ERRORS)
         learnings.append(Learning(
             "gotcha", f"Problem: `{test}` failed with \"{error}: {other} {rng.randint(1, 999)}\". Fix: `{func}()` in "
-                      f"`{path}` now {rng.choice(_VERBS)} the {b} before the {a} {rng.choice(WORDS)} runs."))
+                      f"`{path}` now {rng.choice(_VERBS)} the {rng.choice(nouns)} before the {a} {rng.choice(nouns)} "
+                      f"runs."))
     if rng.random() < 0.05:
         learnings.append(Learning("gotcha", "Problem: the integration tests hang when Redis is not running. Fix: "
                                             "start it with `docker compose up -d redis` first."))
     learnings += [Learning("preference", text) for text in rng.sample(PREFERENCES, rng.randint(0, 2))]
     for _ in range(rng.randint(1, 3)):
-        learnings.append(Learning("fact", f"The `{_name(rng)}` {rng.choice(WORDS)} in `{path}` "
-                                          f"{rng.choice(_VERBS)} each {rng.choice(WORDS)} of the `{func}` {b}."))
+        learnings.append(Learning("fact", f"The `{_name(rng)}` {rng.choice(nouns)} in `{path}` "
+                                          f"{rng.choice(_VERBS)} each {rng.choice(nouns)} of the `{func}` {b}."))
     if rng.random() < 0.3:
         learnings.append(Learning("decision", f"`{module}` {rng.choice(_VERBS)} the {a} with `{other}` instead of "
-                                              f"`{_name(rng)}`, because the {b} {rng.choice(WORDS)} must stay ordered."))
+                                              f"`{_name(rng)}`, because the {rng.choice(nouns)} {rng.choice(nouns)} "
+                                              f"must stay ordered."))
     stamp = day.strftime("%Y-%m-%dT%H:%M:%S.000Z")
     return Note(
         session=f"claude-code/{session_id(f'note-{i}')}", agent="claude-code", project=project,

@@ -147,7 +147,7 @@ def _touches(repo, shas: Iterable[str], prefixes: tuple[str, ...]) -> bool:
 
 def _has_inputs(repo, head: str) -> bool:
     """Notes to consolidate, or an earlier consolidation to bring up to date (its notes all reverted)."""
-    return bool(repo.list(head, "sessions") or repo.list(head, "notes") or repo.read(head, "MEMORY.md") is not None)
+    return bool(repo.tree_id(head, "sessions") or repo.tree_id(head, "notes") or repo.read(head, "MEMORY.md") is not None)
 
 
 def pending(repo, branch: str) -> bool:
@@ -179,7 +179,7 @@ def global_pending(repo) -> bool:
     last = last_consolidation(repo, head)
     projects = _project_heads(repo)
     if last.sha is None:
-        return _has_inputs(repo, head) or any(repo.list(h, "sessions") for h in projects.values())
+        return _has_inputs(repo, head) or any(repo.tree_id(h, "sessions") for h in projects.values())
     if last.after and _touches(repo, last.after, INPUTS) or not last.after and last.parent != last.through:
         return True
     if set(last.read) != set(projects):
@@ -304,9 +304,20 @@ def _changes(repo, head: str, c: Consolidation) -> tuple[dict[str, bytes | None]
     return changes, removed
 
 
+class _Paths:
+    """The files at a commit, looked up one by one: checking a summary's few dozen links must not
+    list a branch of 10,000 notes."""
+
+    def __init__(self, repo, rev: str, extra: set[str]):
+        self.repo, self.rev, self.extra = repo, rev, extra
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.extra or (isinstance(path, str) and self.repo.exists(self.rev, path))
+
+
 def _commit(repo, cfg: Config, branch: str, scope: str, head: str, c: Consolidation, *, n_notes: int,
             fallback: str, read: dict[str, str] | None = None) -> ConsolidateResult | None:
-    existing = set(repo.list(head)) | set(OUTPUTS) | {f"skills/{n}/SKILL.md" for n in c.skills}
+    existing = _Paths(repo, head, {*OUTPUTS, *(f"skills/{n}/SKILL.md" for n in c.skills)})
     c = _validate.repair(c, existing)
     changes, removed = _changes(repo, head, c)
     n_learnings = _markdown.learnings(c.memory_md)
@@ -337,28 +348,39 @@ def scope_memory(repo, cfg: Config, branch: str, head: str) -> Memory:
     added, changed or removed since are read), else one built from every note. The caller closes it."""
     tree = repo.tree_id(head, "sessions")
     memory = memory_cache.open_memory(cfg.state_dir, branch)
-    if memory_cache.tree(memory) == tree and (tree is not None or not len(memory)):
+    cached = memory_cache.tree(memory)
+    if cached == tree and (tree is not None or not len(memory)):
         return memory
-    current = {p: blob for p, blob in repo.blobs(head, "sessions").items() if p.endswith(".md")}
-    known = memory.versions()
-    changed: list[tuple[str, str, Note | None]] = []
-    for path, blob in sorted(current.items()):
-        if known.get(path) != blob:
-            changed.append((path, blob, _parsed(repo, branch, path, blob)))
-    if not known:  # all at once: the token order is taken from them
+    # What changed since the tree the cache reflects: a diff of the two trees when it can (it
+    # visits only the month directories that changed), else every note against the cache.
+    delta = repo.tree_changes(cached, tree, "sessions") if cached is not None and len(memory) else None
+    if delta is None:
+        current = repo.blobs(head, "sessions")
+        known = memory.versions()
+        delta = {p: blob for p, blob in current.items() if known.get(p) != blob}
+        delta.update({p: None for p in known if p not in current})
+    delta = {p: blob for p, blob in delta.items() if p.endswith(".md")}
+    fresh = not len(memory)
+    added = [(path, blob, note) for path, blob in sorted(delta.items()) if blob is not None
+             and (note := _parsed(repo, branch, path, blob)) is not None]
+    if fresh:  # all at once: the token order is taken from them
         memory.build([(path, note_occurrences(path, note), (blob, note.session or path, recency(note, path),
-                                                          note.title, ""))
-                      for path, blob, note in changed if note is not None])
+                                                          note.title, "")) for path, blob, note in added])
     else:
-        for path in sorted(set(known) - set(current)):
-            memory.remove(path)
-        for path, blob, note in changed:
-            if note is None:
-                memory.remove(path)  # no longer a note: it leaves the consolidation
-            else:
-                memory.add(path, note, version=blob)
+        for path in sorted(set(delta) - {p for p, _, _ in added}):
+            memory.remove(path)  # gone, or no longer a note
+        for path, blob, note in added:
+            memory.add(path, note, version=blob)
     memory_cache.set_tree(memory, tree)
     return memory
+
+
+ACROSS = "main (across projects)"  # the cache of main's Memory over the projects' portable learnings
+
+
+def _about(found: list, path: str) -> tuple[str, str, str]:
+    """(session, when, title) of a note, from its occurrences (a note without any keeps its path)."""
+    return (found[0].session, found[0].when, found[0].title) if found else (path, "", "")
 
 
 def _parsed(repo, branch: str, path: str, blob: str) -> Note | None:
@@ -403,28 +425,51 @@ def _global(repo, cfg: Config, force: bool) -> ConsolidateResult | None:
         return None
     head = repo.head(MAIN)
     heads = _project_heads(repo)
-    digests: dict[str, tuple[str, int, list]] = {}
-    for branch, sha in [*heads.items(), (MAIN, head)]:
-        with scope_memory(repo, cfg, branch, sha) as memory:
-            if branch == MAIN and not len(memory):
-                continue  # sessions that belonged to no project count as one more scope, when there are some
-            summary = (repo.read(sha, "memory_summary.md") or b"").decode("utf-8", "replace") if branch != MAIN else ""
-            digests[branch] = (summary, len(memory), memory.portable(branch))
-    pinned = read_pinned(repo, head)
-    budget = cfg.summary_tokens
+    counts: dict[str, tuple[str, int]] = {}
+    across = memory_cache.open_memory(cfg.state_dir, ACROSS)
+    try:
+        known = across.versions()
+        wanted: dict[str, str] = {}
+        fresh: list[tuple[str, list, tuple]] = []
+        for branch, sha in [*heads.items(), (MAIN, head)]:
+            with scope_memory(repo, cfg, branch, sha) as memory:
+                if branch == MAIN and not len(memory):
+                    continue  # sessions that belonged to no project count as one more scope, when there are some
+                summary = (repo.read(sha, "memory_summary.md") or b"").decode("utf-8", "replace") if branch != MAIN else ""
+                counts[branch] = (summary, len(memory))
+                versions = memory.portable_versions()
+                wanted.update({f"{branch}:{path}": version for path, version in versions.items()})
+                changed = [p for p, v in versions.items() if known.get(f"{branch}:{p}") != v]
+                by_note: dict[str, list] = {}
+                for o in memory.portable(branch, changed) if changed else ():
+                    by_note.setdefault(o.path, []).append(o)
+                for path in changed:  # main's memory follows the projects' portable learnings note by note
+                    found = by_note.get(path, [])
+                    fresh.append((f"{branch}:{path}", found, (versions[path], *_about(found, path), branch)))
+        if not known:  # all at once: the token order is taken from them
+            across.build(fresh, flag_portable=False)
+        else:
+            for key in sorted(set(known) - set(wanted)):
+                across.remove(key)
+            for key, found, meta in fresh:
+                across.add_occurrences(key, found, meta)
+        pinned = read_pinned(repo, head)
+        budget = cfg.summary_tokens
 
-    def heuristic_run() -> Consolidation:
-        return heuristic.consolidate_global(digests, pinned=pinned, budget_tokens=budget)
+        def heuristic_run() -> Consolidation:
+            return heuristic.consolidate_global(counts, across, pinned=pinned, budget_tokens=budget)
 
-    def llm_run(llm) -> Consolidation:
-        projects = {b: ((repo.read(sha, "memory_summary.md") or b"").decode("utf-8", "replace"), read_notes(repo, sha))
-                    for b, sha in heads.items()}
-        if MAIN in digests:
-            projects[MAIN] = ("", read_notes(repo, head))
-        return llm.consolidate_global(projects=projects, current=read_current(repo, head), pinned=pinned, cfg=cfg)
+        def llm_run(llm) -> Consolidation:
+            projects = {b: ((repo.read(sha, "memory_summary.md") or b"").decode("utf-8", "replace"),
+                            read_notes(repo, sha)) for b, sha in heads.items()}
+            if MAIN in counts:
+                projects[MAIN] = ("", read_notes(repo, head))
+            return llm.consolidate_global(projects=projects, current=read_current(repo, head), pinned=pinned, cfg=cfg)
 
-    c, fallback = _choose(cfg, heuristic_run, llm_run, budget)
-    n_notes = sum(n for _, n, _ in digests.values())
+        c, fallback = _choose(cfg, heuristic_run, llm_run, budget)
+    finally:
+        across.close()
+    n_notes = sum(n for _, n in counts.values())
     return _commit(repo, cfg, MAIN, MAIN, head, c, n_notes=n_notes, fallback=fallback, read=heads)
 
 

@@ -7,15 +7,20 @@ written is the checked-out one, worktree.py moves the worktree along (DESIGN §3
 
 from __future__ import annotations
 
+import codecs
+import fcntl
 import os
 import random
 import re
+import shutil
 import stat
+import subprocess
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import EllipsisType
+from typing import NamedTuple
 
 from dulwich.errors import NotGitRepository, RefFormatError
 from dulwich.file import FileLocked
@@ -39,8 +44,10 @@ _HEX40 = re.compile(r"[0-9a-f]{40}")
 _Changes = dict[bytes, tuple[int | None, bytes] | None]
 
 
-@dataclass(frozen=True, slots=True)
-class CommitInfo:
+_READ = 1 << 20  # bytes read from `git log` at a time
+
+
+class CommitInfo(NamedTuple):  # a tuple: the ledger reads 10k of them cold
     sha: str
     parents: tuple[str, ...]
     message: str  # as stored, trailing newline included
@@ -166,6 +173,11 @@ class MemoryRepo:
             return None
         return self._objects[entry[1]].data
 
+    def exists(self, rev: str, path: str) -> bool:
+        """Tell whether a file exists at rev."""
+        entry = self._lookup(rev, path)
+        return entry is not None and (stat.S_ISREG(entry[0]) or stat.S_ISLNK(entry[0]))
+
     def list(self, rev: str, prefix: str = "") -> list[str]:
         """Return the file paths under directory prefix ("" for all) at rev, sorted."""
         sha = self._resolve(rev)
@@ -195,6 +207,20 @@ class MemoryRepo:
         return {(base + e.path).decode(): e.sha.decode() for e in iter_tree_contents(self._objects, entry[1])
                 if stat.S_ISREG(e.mode)}
 
+    def tree_changes(self, old: str | None, new: str | None, prefix: str) -> dict[str, str | None] | None:
+        """The files that differ between two trees (ids, as `tree_id` gives them) of directory
+        `prefix`: path -> its new content's id, or None when it is gone. None when `old` is not in
+        the repository any more (a gc after a history rewrite): the caller then lists `new` whole."""
+        try:
+            if old is not None:
+                self._objects[old.encode()]
+        except KeyError:
+            return None
+        base = prefix.strip("/").encode() + b"/"
+        return {(base + path).decode(): (after[1].decode() if after and stat.S_ISREG(after[0]) else None)
+                for path, _, after in tree_diff(self._objects, old.encode() if old else None,
+                                                new.encode() if new else None)}
+
     def read_blob(self, blob_id: str) -> bytes:
         return self._objects[blob_id.encode()].data
 
@@ -212,15 +238,79 @@ class MemoryRepo:
             sha = c.parents[0] if c.parents else None
 
     def history(self, head: str, *, exclude: str | None = None) -> Iterator[CommitInfo]:
-        """Yield every commit reachable from head and not from exclude, newest first.
+        """Yield every commit reachable from head and not from exclude, children before parents.
 
         Unlike walk(), this follows every parent: commits merged from another machine count.
+        With git on PATH it is read by `git log` (10k commits in ~0.15 s, where dulwich takes
+        ~1.5 s: the ledger is read cold after its cache is deleted); else through dulwich.
         """
         start = self._resolve(head)
         stop = self._resolve(exclude) if exclude else None
-        if start is not None:
-            for entry in self._repo.get_walker(include=[start], exclude=[stop] if stop else []):
-                yield _info(entry.commit)
+        if start is None:
+            return
+        logged = self._git_log(start, stop) if self.fast_log else None
+        if logged is not None:
+            yield from logged
+            return
+        for entry in self._repo.get_walker(include=[start], exclude=[stop] if stop else []):
+            yield _info(entry.commit)
+
+    fast_log = True  # tests turn it off to compare both paths
+
+    def _git_log(self, start: bytes, stop: bytes | None) -> Iterator[CommitInfo] | None:
+        """The history by `git log`, streamed (the caller reads commits while git still writes
+        them), or None when git cannot give it (then dulwich reads it)."""
+        git = shutil.which("git")
+        if git is None:
+            return None
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}  # memgit may run in a git hook
+        env["GIT_CONFIG_NOSYSTEM"] = "1"
+        args = [git, "--no-replace-objects", "--git-dir", self._repo.controldir(), "log", "--topo-order", "-z",
+                "--format=%H %ct %P%n%B", start.decode()]
+        if stop:
+            args.append("^" + stop.decode())
+        read, write = os.pipe()
+        try:
+            # A pipe of 1 MB rather than 64 KB: git writes while memgit parses, instead of taking turns.
+            fcntl.fcntl(write, getattr(fcntl, "F_SETPIPE_SZ", 1031), _READ)
+        except (OSError, AttributeError):
+            pass  # not Linux, or a lower limit: a smaller pipe only costs speed
+        try:
+            proc = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=write, stderr=subprocess.DEVNULL)
+        except OSError:
+            os.close(read)
+            return None
+        finally:
+            os.close(write)
+        proc.stdout = os.fdopen(read, "rb", buffering=0)
+        first = os.read(read, _READ)  # git failing at once (a corrupt repo) falls back
+        if not first and proc.wait() != 0:
+            return None
+        return self._stream(proc, first)
+
+    @staticmethod
+    def _stream(proc: subprocess.Popen, first: bytes) -> Iterator[CommitInfo]:
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        pending = decoder.decode(first)
+        try:
+            fd = proc.stdout.fileno()
+            while True:
+                chunk = os.read(fd, _READ)  # large raw reads: a buffered read of a pipe costs 50% more here
+                pending += decoder.decode(chunk, final=not chunk)
+                records = pending.split("\0")
+                pending = records.pop() if chunk else ""
+                for record in records:
+                    if record:
+                        head, _, message = record.partition("\n")
+                        sha, when, *parents = head.split(" ")
+                        yield CommitInfo(sha, tuple(p for p in parents if p), message, int(when))
+                if not chunk:
+                    break
+        finally:
+            proc.stdout.close()
+            if proc.wait() != 0:
+                raise MemgitError("`git log` failed while reading the memory repository's history; "
+                                  "run `git fsck` in it")
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         """Tell whether ancestor is reachable from descendant (a fast-forward is possible)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import binascii
 import hashlib
 import importlib.util
+import marshal
 import math
 import os
 from functools import lru_cache
@@ -61,13 +62,37 @@ def _encoding():
             data = f.read()
         if hashlib.sha256(data).hexdigest() != _CL100K_SHA256:
             return None
-        decode = binascii.a2b_base64  # base64.b64decode's checks cost 5x on 100k lines, at every sync
-        ranks = {decode(token): int(rank) for token, rank in (line.split() for line in data.splitlines() if line)}
+        ranks = _ranks(data)
         return tiktoken.Encoding(
             name="cl100k_base", pat_str=_CL100K_PATTERN, mergeable_ranks=ranks, special_tokens={}
         )
     except (ImportError, OSError, ValueError):
         return None
+
+
+def _ranks(data: bytes) -> dict[bytes, int]:
+    """The BPE ranks of the (verified) file: parsed once, then read from a cache file in the user's
+    cache directory (a tenth of a second less on every sync: 100k base64 lines)."""
+    cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+                         "memgit", f"cl100k_base.{_CL100K_SHA256[:16]}.marshal")
+    try:
+        with open(cache, "rb") as f:
+            ranks = marshal.loads(f.read())  # marshal.load(f) reads in small pieces: 5x slower
+        if isinstance(ranks, dict) and len(ranks) > 100_000:
+            return ranks
+    except (OSError, EOFError, ValueError, TypeError):
+        pass  # no cache yet, or a torn one: parsed below
+    decode = binascii.a2b_base64  # base64.b64decode's checks cost 5x on 100k lines
+    ranks = {decode(token): int(rank) for token, rank in (line.split() for line in data.splitlines() if line)}
+    try:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        tmp = f"{cache}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            marshal.dump(ranks, f)
+        os.replace(tmp, cache)
+    except OSError:
+        pass  # a read-only home: parsed again next time, nothing else lost
+    return ranks
 
 
 def estimate(text: str) -> int:

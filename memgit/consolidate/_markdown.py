@@ -64,9 +64,13 @@ def links(text: str) -> list[str]:
     return found
 
 
+_LEARNING_LINE = re.compile(r"^[-*] \[(?:preference|convention|command|gotcha|decision|fact)\] ", re.M)
+
+
 def learnings(text: str) -> int:
-    """How many `- [type] …` learning bullets a MEMORY.md holds."""
-    return sum(1 for s in sections(text) for b in s.bullets if b.type)
+    """How many `- [type] …` learning bullets a MEMORY.md holds (top-level list items; counted by
+    line, as parsing a 10k-note MEMORY.md for one number would cost a tenth of a second)."""
+    return len(_LEARNING_LINE.findall(text))
 
 
 def is_relative(target: str) -> bool:

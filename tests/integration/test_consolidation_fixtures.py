@@ -175,3 +175,21 @@ def test_reverting_one_extraction_drops_the_learnings_only_it_supported(synced, 
     assert not _markdown.broken_links(after, set(git(repo, "ls-tree", "-r", "--name-only", branch).split()))
     result = subprocess.run(["git", "-C", str(repo), "fsck", "--strict"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_what_the_caches_built_sync_by_sync_equals_a_recompute(synced, env, tmp_path):
+    """Every consolidation so far reused .git/memgit/memory/ note by note (the revert above too): with
+    the caches deleted, a forced consolidation rebuilds them from the notes and finds nothing to change."""
+    repo = tmp_path / "memgit"
+    shutil.copytree(synced["repo"], repo, symlinks=True)
+    branch, _, _, sha = single_session_learning(repo)
+    wt = tmp_path / "wt"
+    git(repo, "worktree", "add", str(wt), branch)
+    git(wt, "-c", "user.name=Person", "-c", "user.email=person@example.com", "revert", "--no-edit", sha)
+    git(repo, "worktree", "remove", str(wt))
+    memgit("sync", "--repo", str(repo))  # incremental: one note less, project and main
+    before = all_refs(repo)
+    shutil.rmtree(repo / ".git" / "memgit" / "memory")
+    memgit("consolidate", "--repo", str(repo), "--force")
+    assert all_refs(repo) == before
+    assert (repo / ".git" / "memgit" / "memory").is_dir()  # rebuilt

@@ -295,8 +295,11 @@ def test_skill_names_are_kebab_case_within_64_characters():
 # ---- across projects ----------------------------------------------------------------------
 
 
-def digests(projects):
-    return {branch: (summary, len(notes), heuristic.portable(notes, branch)) for branch, (summary, notes) in projects.items()}
+def across(projects, *, pinned=(), budget=2500):
+    """consolidate_global over projects given as branch -> (summary, notes)."""
+    memory = heuristic.across({branch: heuristic.portable(notes, branch) for branch, (_, notes) in projects.items()})
+    counts = {branch: (summary, len(notes)) for branch, (summary, notes) in projects.items()}
+    return heuristic.consolidate_global(counts, memory, pinned=list(pinned), budget_tokens=budget)
 
 
 def test_global_keeps_what_two_projects_share_and_general_preferences_and_names_them():
@@ -304,10 +307,10 @@ def test_global_keeps_what_two_projects_share_and_general_preferences_and_names_
     b = [note(3, ("preference", "No emoji in commit messages, please."), ("decision", "Use Postgres.")),
          note(5, ("gotcha", "Docker needs 8 GB of RAM."))]
     c = [note(4, ("fact", "Only here.")), note(6, ("preference", "Never push to main without a review."))]
-    result = heuristic.consolidate_global(digests(
+    result = across(
         {"projects/pinion": ("# pinion\n\n## How to build and test\n\n- Tests run with `uv run pytest`.\n", a),
-         "projects/lantern": ("", b), "projects/solo": ("", c)}),
-        pinned=[("notes/2026-01-01-me.md", "I work in UTC.")], budget_tokens=2500)
+         "projects/lantern": ("", b), "projects/solo": ("", c)},
+        pinned=[("notes/2026-01-01-me.md", "I work in UTC.")])
     bullets = [bl.text for s in _markdown.sections(result.memory_md) for bl in s.bullets if bl.type]
     assert len(bullets) == 3, bullets  # decisions and facts stay in their project
     emoji = next(t for t in bullets if "emoji" in t)
@@ -330,19 +333,19 @@ def test_global_keeps_what_two_projects_share_and_general_preferences_and_names_
 ])
 def test_a_project_only_item_never_reaches_main(text):
     projects = {"projects/pinion": ("", [note(1, ("preference", text))]), "projects/lantern": ("", [note(2, TEST)])}
-    result = heuristic.consolidate_global(digests(projects), pinned=[], budget_tokens=2500)
+    result = across(projects)
     assert text not in result.memory_md and text not in result.summary_md
 
 
 def test_a_command_two_projects_share_stays_in_the_projects():
     projects = {"projects/pinion": ("", [note(1, TEST)]), "projects/lantern": ("", [note(2, TEST)])}
-    result = heuristic.consolidate_global(digests(projects), pinned=[], budget_tokens=2500)
+    result = across(projects)
     assert "uv run pytest" not in result.memory_md.split("## Projects")[0]
 
 
 def test_global_budget_holds_with_many_projects():
     projects = {f"projects/p{i}": ("", big_scope(40, seed=i)) for i in range(30)}
-    result = heuristic.consolidate_global(digests(projects), pinned=PINNED, budget_tokens=1000)
+    result = across(projects, pinned=PINNED, budget=1000)
     assert tokens.count(result.summary_md) <= 1000 and len(result.summary_md) < 9000
     assert "Never commit .env files." in result.memory_md  # shared by every project
 

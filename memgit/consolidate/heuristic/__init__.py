@@ -49,21 +49,26 @@ def portable(notes: Memory | Notes, source: str) -> list[Occurrence]:
     return (notes if isinstance(notes, Memory) else Memory.of(notes)).portable(source)
 
 
-def consolidate_global(projects: Mapping[str, tuple[str, int, Sequence[Occurrence]]], *,
-                       pinned: Sequence[tuple[str, str]], budget_tokens: int) -> Consolidation:
-    """Keep what transfers. `projects`: branch -> (its summary, its number of notes, `portable()` of it)."""
+def across(projects: Mapping[str, Sequence[Occurrence]]) -> Memory:
+    """The Memory of `main` over the projects' portable learnings (branch -> `portable()` of it)."""
     by_note: dict[str, list[Occurrence]] = {}
     for branch in sorted(projects):
-        for o in projects[branch][2]:
+        for o in projects[branch]:
             by_note.setdefault(f"{branch}:{o.path}", []).append(o)
-    with Memory() as memory:
-        memory.build([(key, found, ("", found[0].session, found[0].when, found[0].title, found[0].source))
-                      for key, found in sorted(by_note.items())])
-        shared = [c for c in memory.clusters() if scope.transfers(c)]
+    memory = Memory()
+    memory.build([(key, found, ("", found[0].session, found[0].when, found[0].title, found[0].source))
+                  for key, found in sorted(by_note.items())], flag_portable=False)
+    return memory
+
+
+def consolidate_global(projects: Mapping[str, tuple[str, int]], memory: Memory, *,
+                       pinned: Sequence[tuple[str, str]], budget_tokens: int) -> Consolidation:
+    """Keep what transfers. `projects`: branch -> (its summary, its number of notes); `memory`: the
+    projects' portable learnings, each note keyed "<branch>:<path>" (see `across`)."""
+    shared = [c for c in memory.clusters() if scope.transfers(c)]
     shared.sort(key=lambda c: (-len(c.sources), c.type != "preference", *rank_key(c)))
-    counts = {branch: (summary, n) for branch, (summary, n, _) in projects.items()}
-    return Consolidation(memory_md=_global_memory(counts, shared, pinned),
-                         summary_md=briefing.global_summary(counts, shared, pinned, budget_tokens),
+    return Consolidation(memory_md=_global_memory(projects, shared, pinned),
+                         summary_md=briefing.global_summary(projects, shared, pinned, budget_tokens),
                          consolidator=CONSOLIDATOR)
 
 

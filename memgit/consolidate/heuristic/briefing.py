@@ -200,7 +200,7 @@ def global_summary(projects: Mapping[str, tuple[str, int]], shared: Sequence[Clu
 def global_bullet(c: Cluster) -> str:
     where = "; ".join(
         f"{slug(src)}: " + ", ".join(f"`{o.path}`" for o in c.notes(src)[:2])  # path: "<branch>:<note>"
-        + (f" +{len(c.notes(src)) - 2}" if len(c.notes(src)) > 2 else "")
+        + (f" +{c.note_count(src) - 2}" if c.note_count(src) > 2 else "")
         for src in c.sources
     )
     t = f", tier: {tier(c.support)}" if tier(c.support) else ""

@@ -315,10 +315,21 @@ class Cluster:
 
     def notes(self, source: str | None = None) -> list[Occurrence]:
         """One occurrence per note (of `source` if given), most recent first."""
+        return [o for o in self._by_note if source is None or o.source == source]
+
+    @property
+    def paths(self) -> frozenset[str]:
+        """Every note it comes from."""
+        return frozenset(o.path for o in self.occurrences)
+
+    def note_count(self, source: str | None = None) -> int:
+        return len(self.notes(source))
+
+    @cached_property
+    def _by_note(self) -> list[Occurrence]:
         seen: dict[tuple[str, str], Occurrence] = {}
         for o in sorted(self.occurrences, key=lambda o: (desc(o.when), o.source, o.path)):
-            if source is None or o.source == source:
-                seen.setdefault((o.source, o.path), o)
+            seen.setdefault((o.source, o.path), o)
         return list(seen.values())
 
 

@@ -34,7 +34,7 @@ from .graph import (
 )
 from .scope import GLOBAL_TYPES, portable
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 REBUILD_GROWTH = 2  # take the token order again once the groups have doubled since it was taken
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -44,12 +44,14 @@ CREATE TABLE IF NOT EXISTS groups(id INTEGER PRIMARY KEY, type TEXT, norm TEXT, 
                                   nwords INTEGER, sessions INTEGER DEFAULT 0, latest INTEGER DEFAULT 0,
                                   UNIQUE(type, norm));
 CREATE INDEX IF NOT EXISTS groups_leader ON groups(leader);
+CREATE INDEX IF NOT EXISTS groups_lonely ON groups(type, latest DESC, norm) WHERE leader = id AND sessions <= 1;
 CREATE TABLE IF NOT EXISTS members(gid INTEGER, path TEXT, seq INTEGER, text TEXT, portable INTEGER,
                                    PRIMARY KEY(path, seq)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS members_gid ON members(gid);
 CREATE TABLE IF NOT EXISTS postings(kind INTEGER, type TEXT, token TEXT, gid INTEGER,
                                     PRIMARY KEY(kind, type, token, gid)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS conflicts(a INTEGER, b INTEGER, PRIMARY KEY(a, b)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS backing(gid INTEGER, session TEXT, n INTEGER, PRIMARY KEY(gid, session)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS counts(token TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
 """
 EVERYONE, LEADERS = 0, 1  # postings: of every group (for similar ones and contradictions), of leaders
@@ -147,27 +149,86 @@ class Memory:
                       for path, note in notes])
         return memory
 
-    def build(self, found: Sequence[tuple[str, Sequence[Occurrence], tuple]]) -> None:
-        """Replace everything by these notes: (path, occurrences, (version, session, when, title, source))."""
+    def build(self, found: Sequence[tuple[str, Sequence[Occurrence], tuple]], *, flag_portable: bool = True) -> None:
+        """Replace everything by these notes: (path, occurrences, (version, session, when, title, source)).
+
+        The groups are decided in priority order, so nothing cascades: the postings are kept in
+        memory meanwhile and written at the end, which makes a full build of a 10,000-note scope
+        a matter of the similarity tests alone.
+        """
+        keys = {group_key(o) for _, occurrences_, _ in found for o in occurrences_}
+        counts: dict[str, int] = {}
+        for kind, norm in keys:
+            for word in signature(kind, norm).words:
+                counts[word] = counts.get(word, 0) + 1
+        self._order = counts
+        self._static.clear()
+        ids: dict[tuple[str, str], int] = {}
+        groups: list[Group] = []
+        notes, members = [], []
+        for path, occurrences_, (version, session, when, title, source) in found:
+            notes.append((path, version, session, -desc(when), when, title, source))
+            for seq, o in enumerate(occurrences_):
+                key = group_key(o)
+                gid = ids.get(key)
+                if gid is None:
+                    gid = ids[key] = len(ids) + 1
+                    groups.append(Group(gid, key[0], key[1], _priority(*key), -1))
+                members.append((gid, path, seq, o.text,
+                                int(flag_portable and key[0] in GLOBAL_TYPES and portable(o.text))))
+        backing: dict[tuple[int, str], int] = {}  # (group, session) -> members
+        latest: dict[int, int] = {}
+        stamps = {path: stamp for path, _, _, stamp, *_ in notes}
+        sessions_of = {path: session for path, _, session, *_ in notes}
+        for gid, path, *_ in members:
+            key = (gid, sessions_of[path])
+            backing[key] = backing.get(key, 0) + 1
+            latest[gid] = max(latest.get(gid, 0), stamps[path])
+        supported: dict[int, int] = {}
+        for gid, _ in backing:
+            supported[gid] = supported.get(gid, 0) + 1
+        postings: dict[tuple[int, str, str], list[int]] = {}
+        leader_of: dict[int, int] = {}
+        conflicts: list[tuple[int, int]] = []
+        for group in sorted(groups, key=lambda g: g.rank):
+            self._static[group.id] = (group.rank, signature(group.type, group.norm))
+            sig = self._static[group.id][1]
+            if group.type in CHOICE_TYPES:
+                for other in self._posted(postings, EVERYONE, group, probe):
+                    if contradicts(sig, self._static[other][1]):
+                        conflicts += [(group.id, other), (other, group.id)]
+            for token in self._prefix(group, probe):
+                postings.setdefault((EVERYONE, group.type, token), []).append(group.id)
+            leader = self._pick(group, self._posted(postings, LEADERS, group, threshold))
+            leader_of[group.id] = leader
+            if leader == group.id:
+                for token in self._prefix(group, threshold):
+                    postings.setdefault((LEADERS, group.type, token), []).append(group.id)
         with self.db:
             self.db.execute("BEGIN")
-            for table in ("notes", "groups", "members", "postings", "conflicts", "counts"):
+            for table in ("notes", "groups", "members", "postings", "conflicts", "counts", "backing"):
                 self.db.execute(f"DELETE FROM {table}")  # noqa: S608  (fixed names)
-            self._static.clear()
-            keys = {group_key(o) for _, occurrences_, _ in found for o in occurrences_}
-            counts: dict[str, int] = {}
-            for kind, norm in keys:
-                for word in signature(kind, norm).words:
-                    counts[word] = counts.get(word, 0) + 1
             self.db.executemany("INSERT INTO counts(token, n) VALUES (?, ?)", counts.items())
-            self._order = counts
+            self.db.executemany("INSERT INTO backing(gid, session, n) VALUES (?, ?, ?)",
+                                [(gid, session, n) for (gid, session), n in backing.items()])
             self.set("ordered_at", len(keys))
-            pending: list[Group] = []
-            for path, occurrences_, meta in found:
-                pending += self._attach(path, occurrences_, meta)
-            for group in sorted(pending, key=lambda g: g.rank):  # in priority order: nothing to cascade
-                self._settle(group, last=True)
-            self._restat(None)
+            self.db.executemany('INSERT INTO notes(path, version, session, stamp, "when", title, source) '
+                                "VALUES (?, ?, ?, ?, ?, ?, ?)", notes)
+            self.db.executemany("INSERT INTO groups(id, type, norm, priority, leader, nwords, sessions, latest) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                [(g.id, g.type, g.norm, g.priority, leader_of[g.id], len(self._static[g.id][1].words),
+                                  supported[g.id], latest[g.id]) for g in groups])
+            self.db.executemany("INSERT INTO members(gid, path, seq, text, portable) VALUES (?, ?, ?, ?, ?)", members)
+            self.db.executemany("INSERT INTO postings(kind, type, token, gid) VALUES (?, ?, ?, ?)",
+                                [(*key, gid) for key, gids in postings.items() for gid in gids])
+            self.db.executemany("INSERT OR IGNORE INTO conflicts(a, b) VALUES (?, ?)", conflicts)
+
+    def _posted(self, postings: dict, kind: int, group: Group, least: Callable[[int], float]) -> set[int]:
+        found: set[int] = set()
+        for token in self._prefix(group, least):
+            found.update(postings.get((kind, group.type, token), ()))
+        found.discard(group.id)
+        return found
 
     def add(self, path: str, note: Note, *, version: str = "", source: str = "") -> None:
         """Add (or replace) the note at `path`; `version` says which content it was (a blob id)."""
@@ -176,12 +237,10 @@ class Memory:
     def add_occurrences(self, path: str, found: Sequence[Occurrence], meta: tuple) -> None:
         with self.db:
             self.db.execute("BEGIN")
-            touched = self._remove(path)
+            self._remove(path)
             new = self._attach(path, found, meta)
             for group in sorted(new, key=lambda g: g.rank):
                 self._settle(group)
-            self._restat(touched | {gid for gid, in self.db.execute("SELECT gid FROM members WHERE path = ?",
-                                                                    (path,))})
         groups = self.db.execute("SELECT COUNT(*) FROM groups").fetchone()[0]
         if groups > REBUILD_GROWTH * max(1000, self.get("ordered_at", 0)):
             self._rebuild()
@@ -189,17 +248,7 @@ class Memory:
     def remove(self, path: str) -> None:
         with self.db:
             self.db.execute("BEGIN")
-            self._restat(self._remove(path))
-
-    def _restat(self, gids: set[int] | None) -> None:
-        """Recount the sessions behind each group (None: every group) and its latest note."""
-        where = "" if gids is None else f"WHERE id IN ({','.join(map(str, sorted(gids)))})"
-        if gids is not None and not gids:
-            return
-        self.db.execute(
-            "UPDATE groups SET sessions = (SELECT COUNT(DISTINCT n.session) FROM members m JOIN notes n "
-            "ON n.path = m.path WHERE m.gid = groups.id), latest = (SELECT MAX(n.stamp) FROM members m "
-            f"JOIN notes n ON n.path = m.path WHERE m.gid = groups.id) {where}")  # noqa: S608  (ints only)
+            self._remove(path)
 
     def _attach(self, path: str, found: Sequence[Occurrence], meta: tuple) -> list[Group]:
         """Record a note and its learnings in their groups; return the groups it created."""
@@ -219,20 +268,33 @@ class Memory:
                 gid = row[0]
             self.db.execute("INSERT INTO members(gid, path, seq, text, portable) VALUES (?, ?, ?, ?, ?)",
                             (gid, path, seq, o.text, int(kind in GLOBAL_TYPES and portable(o.text))))
+            # The sessions behind the group, and its latest note, counted as members come and go.
+            first = self.db.execute("INSERT INTO backing(gid, session, n) VALUES (?, ?, 1) ON CONFLICT(gid, session) "
+                                    "DO UPDATE SET n = n + 1 RETURNING n", (gid, session)).fetchone()[0] == 1
+            self.db.execute("UPDATE groups SET sessions = sessions + ?, latest = MAX(latest, ?) WHERE id = ?",
+                            (int(first), -desc(when), gid))
         return new
 
-    def _remove(self, path: str) -> set[int]:
-        """Take a note out; return the groups that lost a member and remain."""
-        gids = [row[0] for row in self.db.execute("SELECT DISTINCT gid FROM members WHERE path = ?", (path,))]
+    def _remove(self, path: str) -> None:
+        """Take a note out: its members leave their groups; a group left empty is dropped."""
+        row = self.db.execute("SELECT session, stamp FROM notes WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return
+        session, stamp = row
+        counted = self.db.execute("SELECT gid, COUNT(*) FROM members WHERE path = ? GROUP BY gid", (path,)).fetchall()
         self.db.execute("DELETE FROM members WHERE path = ?", (path,))
         self.db.execute("DELETE FROM notes WHERE path = ?", (path,))
-        remaining = set()
-        for gid in gids:
+        for gid, n in counted:
+            left = self.db.execute("UPDATE backing SET n = n - ? WHERE gid = ? AND session = ? RETURNING n",
+                                   (n, gid, session)).fetchone()[0]
+            if left <= 0:
+                self.db.execute("DELETE FROM backing WHERE gid = ? AND session = ?", (gid, session))
+                self.db.execute("UPDATE groups SET sessions = sessions - 1 WHERE id = ?", (gid,))
             if self.db.execute("SELECT 1 FROM members WHERE gid = ? LIMIT 1", (gid,)).fetchone() is None:
                 self._drop(self._group(gid))
-            else:
-                remaining.add(gid)
-        return remaining
+            elif self.db.execute("SELECT latest FROM groups WHERE id = ?", (gid,)).fetchone()[0] == stamp:
+                self.db.execute("UPDATE groups SET latest = (SELECT COALESCE(MAX(n.stamp), 0) FROM members m JOIN notes n "
+                                "ON n.path = m.path WHERE m.gid = ?) WHERE id = ?", (gid, gid))
 
     def _rebuild(self) -> None:
         """Take the token order again from what the Memory holds now (the result does not change)."""
@@ -303,18 +365,32 @@ class Memory:
 
     def _best_leader(self, group: Group) -> int:
         """The most similar leader of higher priority (ties: the higher priority), else the group itself."""
+        size = len(signature(group.type, group.norm).words)
+        sizes = (THRESHOLD * size, size / THRESHOLD)  # Jaccard >= t needs t|A| <= |B| <= |A|/t
+        return self._pick(group, self._candidates(LEADERS, group, threshold, sizes=sizes) if size else ())
+
+    def _pick(self, group: Group, leaders: Iterable[int]) -> int:
+        """Of these leaders, the most similar one of higher priority (ties: the higher priority), else
+        the group itself. The similarity test is `graph.similar`, inlined: it runs millions of times
+        when a large scope is built."""
         sig = signature(group.type, group.norm)
-        if not sig.words:
+        mine = sig.words
+        size = len(mine)
+        if not size:
             return group.id
         best, best_score, best_rank = group.id, 0.0, group.rank
-        size = len(sig.words)
-        sizes = (THRESHOLD * size, size / THRESHOLD)  # Jaccard >= t needs t|A| <= |B| <= |A|/t
-        for gid in self._candidates(LEADERS, group, threshold, sizes=sizes):
+        for gid in leaders:
             rank, theirs = self._about(gid)
             if rank > group.rank:
                 continue
-            score = similar(sig, theirs)
-            if score and (score > best_score or score == best_score and rank < best_rank):
+            words = theirs.words
+            common = len(mine & words)
+            if not common:
+                continue
+            score = common / (size + len(words) - common)
+            if score < threshold(max(size, len(words))) or not similar(sig, theirs):
+                continue
+            if score > best_score or score == best_score and rank < best_rank:
                 best, best_score, best_rank = gid, score, rank
         return best
 
@@ -359,6 +435,7 @@ class Memory:
 
     def _drop(self, group: Group) -> None:
         self.db.execute("DELETE FROM groups WHERE id = ?", (group.id,))
+        self.db.execute("DELETE FROM backing WHERE gid = ?", (group.id,))
         self._static.pop(group.id, None)
         self._post(EVERYONE, group, probe, add=False)
         self.db.execute("DELETE FROM conflicts WHERE a = ? OR b = ?", (group.id, group.id))
@@ -379,38 +456,38 @@ class Memory:
     def view(self, singles: int | None = 40) -> View:
         """The clusters worth rendering: all of two or more sessions, all in a contradiction, and the
         `singles` most recent single-session clusters of each type (all of them when None)."""
-        multi = {leader for leader, in self.db.execute(
-            "SELECT leader FROM groups GROUP BY leader HAVING COUNT(*) > 1")}
-        stats = [row for row in self.db.execute(
-            "SELECT id, type, sessions, latest, norm FROM groups WHERE leader = id") if row[0] not in multi]
-        if multi:
-            marks = ",".join(map(str, sorted(multi)))
-            stats += self.db.execute(
-                "SELECT g.leader, MIN(g.type), COUNT(DISTINCT n.session), MAX(n.stamp), MIN(g.norm) FROM groups g "
-                "JOIN members m ON m.gid = g.id JOIN notes n ON n.path = m.path "
-                f"WHERE g.leader IN ({marks}) GROUP BY g.leader").fetchall()  # noqa: S608  (ints only)
-        in_conflict = {row[0] for row in self.db.execute(
-            "SELECT DISTINCT g.leader FROM conflicts c JOIN groups g ON g.id = c.a")}
-        chosen: list[int] = []
-        single: dict[str, list[tuple[int, str, int]]] = {}
-        for leader, kind, support, stamp, norm in stats:
-            if support > 1 or leader in in_conflict or singles is None:
-                chosen.append(leader)
-            else:
-                single.setdefault(kind, []).append((-stamp, norm, leader))
+        # Clusters of one group are most of a large scope: SQLite picks them; Python sees a few hundred.
+        self.db.execute("CREATE TEMP TABLE IF NOT EXISTS wide(leader INTEGER PRIMARY KEY)")
+        self.db.execute("DELETE FROM wide")
+        self.db.execute("INSERT INTO wide SELECT leader FROM groups GROUP BY leader HAVING COUNT(*) > 1 "
+                        "UNION SELECT g.leader FROM conflicts c JOIN groups g ON g.id = c.a")
+        total = self.db.execute("SELECT COUNT(*) FROM groups WHERE leader = id").fetchone()[0]
+        chosen = [leader for leader, in self.db.execute(
+            "SELECT leader FROM wide UNION SELECT id FROM groups WHERE leader = id AND sessions > 1")]
         left_out: dict[str, int] = {}
-        for kind, found in single.items():
-            found.sort()
-            chosen += [leader for _, _, leader in found[:singles]]
-            left_out[kind] = max(0, len(found) - (singles or 0))
+        wide = {leader for leader, in self.db.execute("SELECT leader FROM wide")}
+        lonely = "FROM groups WHERE leader = id AND sessions <= 1 AND type = ?"  # the groups_lonely index
+        for kind, in self.db.execute("SELECT DISTINCT type FROM groups"):
+            if singles is None:
+                found = [gid for gid, in self.db.execute(f"SELECT id {lonely}", (kind,)) if gid not in wide]  # noqa: S608
+            else:
+                found = [gid for gid, in self.db.execute(
+                    f"SELECT id {lonely} ORDER BY latest DESC, norm LIMIT ?", (kind, singles + len(wide)))  # noqa: S608
+                    if gid not in wide][:singles]
+                n = self.db.execute(f"SELECT COUNT(*) {lonely}", (kind,)).fetchone()[0]  # noqa: S608
+                n -= len(self._lonely(kind))  # counted above, but listed with the wide clusters
+                left_out[kind] = max(0, n - singles)
+            chosen += found
         self.db.execute("CREATE TEMP TABLE IF NOT EXISTS chosen(leader INTEGER PRIMARY KEY)")
         self.db.execute("DELETE FROM chosen")
         self.db.executemany("INSERT INTO chosen(leader) VALUES (?)", ((leader,) for leader in chosen))
         of_leader: dict[int, Cluster] = {}
         for leader, kind, text, path, session, when, source, title in self.db.execute(
+                # CROSS JOIN keeps this order (chosen -> their groups -> members): SQLite would rather
+                # scan every member. The order of the rows does not matter to a Cluster.
                 'SELECT g.leader, g.type, m.text, m.path, n.session, n."when", n.source, n.title '
-                "FROM chosen c JOIN groups g ON g.leader = c.leader JOIN members m ON m.gid = g.id "
-                "JOIN notes n ON n.path = m.path ORDER BY g.leader, g.priority, m.path, m.seq"):
+                "FROM chosen c CROSS JOIN groups g ON g.leader = c.leader CROSS JOIN members m ON m.gid = g.id "
+                "CROSS JOIN notes n ON n.path = m.path"):
             cluster = of_leader.get(leader)
             if cluster is None:
                 cluster = of_leader[leader] = Cluster(kind)
@@ -426,15 +503,32 @@ class Memory:
             if current is None or rank_key(other) < rank_key(current):
                 cluster.superseded_by = other
         superseded = sum(1 for c in of_leader.values() if c.superseded_by is not None)
-        return View(sorted(of_leader.values(), key=rank_key), len(stats) - superseded, superseded, left_out)
+        return View(sorted(of_leader.values(), key=rank_key), total - superseded, superseded, left_out)
 
-    def portable(self, source: str) -> list[Occurrence]:
-        """The learnings that may reach `main` (see scope.py), named as of branch `source`."""
+    def _lonely(self, kind: str) -> set[int]:
+        return {gid for gid, in self.db.execute(
+            "SELECT id FROM groups WHERE leader = id AND sessions <= 1 AND type = ? AND id IN (SELECT leader FROM wide)",
+            (kind,))}
+
+    def portable(self, source: str, paths: Iterable[str] | None = None) -> list[Occurrence]:
+        """The learnings that may reach `main` (see scope.py), named as of branch `source`; of the
+        notes at `paths` only, when given."""
+        where = ""
+        if paths is not None:
+            self.db.execute("CREATE TEMP TABLE IF NOT EXISTS wanted(path TEXT PRIMARY KEY)")
+            self.db.execute("DELETE FROM wanted")
+            self.db.executemany("INSERT OR IGNORE INTO wanted(path) VALUES (?)", ((p,) for p in paths))
+            where = "AND m.path IN (SELECT path FROM wanted)"
         return [Occurrence(kind, text, path, session or path, when, source, title)
                 for kind, text, path, session, when, title in self.db.execute(
                     'SELECT g.type, m.text, m.path, n.session, n."when", n.title FROM members m '
-                    "JOIN groups g ON g.id = m.gid JOIN notes n ON n.path = m.path WHERE m.portable = 1 "
-                    "ORDER BY m.path, g.type, m.text")]
+                    f"JOIN groups g ON g.id = m.gid JOIN notes n ON n.path = m.path WHERE m.portable = 1 {where} "  # noqa: S608
+                    "ORDER BY m.path, m.seq")]
+
+    def portable_versions(self) -> dict[str, str]:
+        """The notes holding a portable learning, and their versions."""
+        return dict(self.db.execute("SELECT DISTINCT n.path, n.version FROM members m JOIN notes n ON n.path = m.path "
+                                    "WHERE m.portable = 1"))
 
 
 def _meta(path: str, note: Note, version: str, source: str) -> tuple:

@@ -45,10 +45,10 @@ def link_label(when: str, session: str) -> str:
 
 
 def links(cluster: Cluster, prefix: str = "") -> str:
-    notes = cluster.notes()
+    notes, count = cluster.notes(), cluster.note_count()
     shown = [f"[{link_label(o.when, o.session)}]({prefix}{o.path})" for o in notes[:MAX_LINKS]]
-    if len(notes) > MAX_LINKS:
-        shown.append(f"+{len(notes) - MAX_LINKS} more")
+    if count > MAX_LINKS:
+        shown.append(f"+{count - MAX_LINKS} more")
     return ", ".join(shown)
 
 

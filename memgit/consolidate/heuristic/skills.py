@@ -10,6 +10,7 @@ and the sessions they came from.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -121,11 +122,11 @@ def render(skill: Skill, label: str) -> str:
     if skill.pitfalls:
         lines += ["", "## Pitfalls seen", ""]
         lines += [f"- {c.text} — {_count(c.support)}" for c in skill.pitfalls[:MAX_PITFALLS]]
-    notes = _notes(skill)
+    notes, total = _notes(skill)
     lines += ["", "## Sessions", ""]
-    lines += [f"- [{o.when[:10] or 'undated'} {_label(o.title)}](../../{o.path})" for o in notes[:MAX_SESSIONS]]
-    if len(notes) > MAX_SESSIONS:
-        lines.append(f"- … and {len(notes) - MAX_SESSIONS} more in sessions/")
+    lines += [f"- [{o.when[:10] or 'undated'} {_label(o.title)}](../../{o.path})" for o in notes]
+    if total > MAX_SESSIONS:
+        lines.append(f"- … and {total - MAX_SESSIONS} more in sessions/")
     return "\n".join(lines) + "\n"
 
 
@@ -144,8 +145,13 @@ def _label(title: str) -> str:
 
 
 def _notes(skill: Skill):
-    seen: dict[str, object] = {}
+    """The most recent notes its commands came from (one occurrence each), newest first, and how many
+    notes there are in all."""
+    latest: dict[str, object] = {}
     for c in skill.commands:
         for o in c.notes():
-            seen.setdefault(o.path, o)
-    return sorted(seen.values(), key=lambda o: (o.when, o.path), reverse=True)
+            held = latest.get(o.path)
+            if held is None or (o.when, o.path) > (held.when, held.path):
+                latest[o.path] = o
+    total = len(frozenset().union(*(c.paths for c in skill.commands)))
+    return heapq.nlargest(MAX_SESSIONS, latest.values(), key=lambda o: (o.when, o.path)), total
