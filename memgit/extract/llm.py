@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from .. import llm, notes, prompts, redact, tokens
 from ..config import Config
+from .heuristic import filters, shell
 from ..model import LEARNING_TYPES, OUTCOMES, Extraction, Learning, Note, ToolCall, Transcript, Turn
 
 MAX_LEARNINGS = 12
@@ -266,6 +267,35 @@ def parse_reply(text: str) -> Draft:
                  learnings=tuple(learnings[:MAX_LEARNINGS]), keywords=keywords[:MAX_KEYWORDS])
 
 
+_CODE = re.compile(r"`([^`\n]+)`")
+_STEPS = re.compile(r"\s*(?:&&|\|\||;)\s*")
+
+
+def vet(learnings: tuple[Learning, ...], transcript: Transcript) -> list[Learning]:
+    """The model's learnings that pass the filter stage the offline extractor's pass: volatile
+    details scrubbed, fragments, narration, pasted output, injected text and ephemera dropped, and
+    a [command] kept only when the command it quotes ran in the session, as it is quoted."""
+    ran: set[str] = set()
+    for turn in transcript.turns:
+        for call in turn.tool_calls:
+            if call.command:  # a command as it ran, and each step of a chain
+                whole = shell.verbatim(call.command)
+                ran.update([whole, *_STEPS.split(whole)])
+    kept = []
+    for learning in learnings:
+        if learning.type == "command":
+            spans = [span for span in _CODE.findall(learning.text) if shell.parse(span)]
+            if not spans or not all(span in ran for span in spans) \
+                    or filters.is_ephemeral(learning.text):
+                continue  # a command it did not see run, or not as written: never a memory
+            kept.append(learning)
+            continue
+        text = filters.scrub(learning.text, transcript.cwd)
+        if filters.problem(text) is None:
+            kept.append(Learning(learning.type, text))
+    return kept
+
+
 def to_note(draft: Draft, transcript: Transcript, *, project: str, extractor: str) -> Note:
     return Note(
         session=transcript.ledger_id, agent=transcript.agent, project=project, title=draft.title,
@@ -306,6 +336,10 @@ class LLMExtractor:
         spent = {"tokens": usage.tokens, "cost": usage.cost, "prompt": self.prompt_hash}
         if draft.skip:
             return Extraction(None, draft.skip, **spent)
+        learnings = vet(draft.learnings, transcript)
+        if not learnings:  # a note without a learning is noise in the memory
+            return Extraction(None, f"none of the model's {len(draft.learnings)} learnings passed the filters", **spent)
+        draft = replace(draft, learnings=tuple(learnings))
         return Extraction(to_note(draft, transcript, project=project, extractor=self.name), **spent)
 
     def estimate(self, transcript: Transcript, cfg: Config | None = None, *, project: str = "") -> tuple[int, float | None]:

@@ -185,7 +185,8 @@ def test_the_server_never_receives_a_planted_secret_and_notes_never_keep_one(
     secrets = planted()
     write_planted_sessions(claude_projects, secrets, "llm-secret")
     # The model "stitches" a secret back together: the note is redacted again after extraction.
-    leaky = {**NOTE, "learnings": [{"type": "fact", "text": f"Deploy key: {secrets['github_ghp'][1]}"}]}
+    leaky = {**NOTE, "learnings": [*NOTE["learnings"],
+                                   {"type": "fact", "text": f"The deploy script reads the key {secrets['github_ghp'][1]}"}]}
     fake_llm.default = Reply.json(leaky)
     result = sync(memgit_cli, fake_llm, "--json")
     assert json.loads(result.stdout)["extracted"] == len(secrets), result.stdout

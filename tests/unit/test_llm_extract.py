@@ -197,3 +197,26 @@ def test_litellm_error_text_is_one_clean_line():
                       f"provided: {SECRET}")
     line = llm._one_line(error)
     assert line.startswith("Incorrect API key provided:") and SECRET not in line and "\n" not in line
+
+
+# ---- the model's learnings pass the offline extractor's filters ----------------------------------
+
+
+def test_the_models_learnings_pass_the_same_filters():
+    from memgit.model import Learning
+
+    t = session(Turn("user", "fix the tests", "prompt"),
+                Turn("assistant", "", tool_calls=[bash("cd /home/u/dev/pinion && uv run pytest -x tests/", "3 passed")]))
+    said = (
+        Learning("command", "Tests run with `uv run pytest -x tests/`."),  # ran, as quoted: kept
+        Learning("command", "Build with `go build -o ./cmd/entire`."),  # never ran: a corrupted or made-up command
+        Learning("command", "Tests run with `uv run pytest -x`."),  # not as it ran
+        Learning("preference", "Let me check the tests first."),  # narration
+        Learning("fact", "and then the"),  # a fragment
+        Learning("fact", "The importer in `/home/u/dev/pinion/src/importer.py` skips blank rows (line 40)."),
+        Learning("gotcha", "Fixed in commit 5ea305f67ff76bfb498a20a174b387c516f23f60."),  # ephemeral
+    )
+    assert extract_llm.vet(said, t) == [
+        Learning("command", "Tests run with `uv run pytest -x tests/`."),
+        Learning("fact", "The importer in `src/importer.py` skips blank rows."),
+    ]
