@@ -32,6 +32,8 @@ SCRIPTS = {
     "commit": "bench_commit.py",
     "hook": "bench_hook.py",
     "memory": "bench_memory.py",
+    "consolidate": "bench_consolidate.py",
+    "eval": "bench_eval.py",
 }
 SCRIPTS = {name: script for name, script in SCRIPTS.items() if (HERE / script).exists()}
 
