@@ -44,8 +44,7 @@ def extract(transcript: Transcript, *, project: str) -> Extraction:
     """
     s = session.read(transcript)
     candidates = [c for learn in LEARNERS for c in learn(s)]
-    size = (len(s.requests), len(s.compactions))
-    learnings = rank.rank(candidates, cwd=s.cwd, limit=rank.limit_for(*size), caps=rank.caps_for(*size))
+    learnings = rank.rank(candidates, cwd=s.cwd, budget=rank.budget_for(len(s.requests), len(s.compactions)))
     if reason := _skip_reason(s, bool(learnings)):
         return Extraction(note=None, reason=reason)
     title = summary.title(s, transcript.title)

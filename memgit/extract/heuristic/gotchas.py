@@ -29,6 +29,7 @@ from .symptoms import symptom
 from .text import clip, fit_sentences, units
 
 MAX_FIX = 320
+MAX_REPORT = 600  # characters of the person's own words in a message that reports a problem
 _TROUBLE = re.compile(
     r"\b(?:doesn'?t work|didn'?t work|does not work|did not work|not working|no longer works?|still (?:not|doesn'?t|"
     r"broken|fail\w*|getting|seeing|the same|shows?)|broken|fails|failed|failing|errors?|exception|crash(?:es|ed)?|"
@@ -77,7 +78,11 @@ def learn(s: Session) -> list[Candidate]:
 
 
 def _reports_trouble(x: Exchange) -> bool:
-    return bool(x.pasted and symptom(x.pasted)) or _TROUBLE.search(x.said) is not None
+    """The person says something broke: an error they pasted, or a short message saying so (a long
+    one is more often a pasted document that mentions failures)."""
+    if x.pasted and symptom(x.pasted):
+        return True
+    return len(x.said) <= MAX_REPORT and _TROUBLE.search(x.said) is not None
 
 
 def _symptom_of(x: Exchange) -> str:
@@ -184,7 +189,7 @@ def _run_gotcha(failure: Run, sym: str, success: Run, between: list[ToolCall]) -
     head = f'`{failure.command}` failed with "{sym}"'
     if fixes := _fix_commands(between):
         return f"{head}; running `{'` and `'.join(fixes)}` fixed it."
-    if success.command != failure.command:
+    if success.command != failure.command:  # (the same command from another directory is no workaround)
         return f"{head}; `{success.command}` works."
     return None
 

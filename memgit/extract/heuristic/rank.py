@@ -2,12 +2,14 @@
 
 Every candidate passes the filter stage (`filters.problem`) after `filters.scrub`; then the highest
 scores are kept, one of near-identical statements (the better-scoring one, whatever its type),
-at most `CAPS[type]` of each type, and at most `limit` learnings and `MAX_CHARS` characters in all,
-so that a note stays a page a person reads. `limit` grows with what the session holds: a short
-chat keeps a few learnings, a long working session up to `MAX_LEARNINGS`.
+at most so many of each type, and so many learnings and characters in all (`budget_for`), so that
+a note stays a page a person reads: a short chat keeps a few learnings, a long working session up
+to `MAX_LEARNINGS`.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from ...model import Learning
 from .candidate import Candidate
@@ -16,8 +18,8 @@ from .text import sentence_case, words
 
 ORDER = ("preference", "convention", "command", "gotcha", "decision", "fact")  # how a note lists them
 CAPS = {"preference": 6, "convention": 3, "command": 4, "gotcha": 5, "decision": 5, "fact": 6}
-MAX_LEARNINGS = 18
-MAX_CHARS = 4400
+MAX_LEARNINGS = 22
+MAX_CHARS = 5000
 MIN_SCORE = 2.0
 _STOP = frozenset(
     "the and for with that this from into when then than them they their there what which while will would "
@@ -26,19 +28,27 @@ _STOP = frozenset(
 )
 
 
-def limit_for(requests: int, compactions: int) -> int:
-    """How many learnings a session of that many requests and compactions may keep."""
-    return min(MAX_LEARNINGS, 4 + 2 * requests + 3 * compactions)
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much of a session a note may keep: learnings in all, of each type, and characters."""
+
+    learnings: int
+    caps: dict[str, int]
+    chars: int
 
 
-def caps_for(requests: int, compactions: int) -> dict[str, int]:
-    """Per-type caps, a little higher for long sessions (one more per six requests or two compactions)."""
-    extra = min(3, requests // 6 + compactions // 2)
-    return {kind: cap + (extra if kind != "command" else 0) for kind, cap in CAPS.items()}
+def budget_for(requests: int, compactions: int) -> Budget:
+    """A short chat keeps a few learnings; a long working session (many requests, compactions) more,
+    up to MAX_LEARNINGS and MAX_CHARS, so that even its note stays a page a person reads (<= 6 KB)."""
+    extra = min(4, requests // 5 + compactions)
+    return Budget(
+        learnings=min(MAX_LEARNINGS, 4 + 2 * requests + 3 * compactions),
+        caps={kind: cap + (extra if kind != "command" else 0) for kind, cap in CAPS.items()},
+        chars=min(MAX_CHARS, 2400 + 200 * (requests + 2 * compactions)),
+    )
 
 
-def rank(candidates: list[Candidate], *, cwd: str | None, limit: int,
-         caps: dict[str, int] | None = None) -> list[Learning]:
+def rank(candidates: list[Candidate], *, cwd: str | None, budget: Budget) -> list[Learning]:
     """Clean, filter, deduplicate and cap the candidates; return the learnings in note order."""
     clean: list[Candidate] = []
     for c in candidates:
@@ -58,9 +68,9 @@ def rank(candidates: list[Candidate], *, cwd: str | None, limit: int,
     per_type = dict.fromkeys(ORDER, 0)
     size = 0
     for c in clean:
-        if len(kept) >= limit:
+        if len(kept) >= budget.learnings:
             break
-        if per_type[c.type] >= (caps or CAPS)[c.type] or size + len(c.text) > MAX_CHARS:
+        if per_type[c.type] >= budget.caps[c.type] or size + len(c.text) > budget.chars:
             continue
         bag = _content(c.text)
         # Commands are one per purpose already; a rule about a command is not the command.

@@ -37,6 +37,7 @@ LOGLIKE = re.compile(
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
 _BOLD_HEADING = re.compile(r"^\s*\*\*(?P<text>[^*]{2,80}?)\*\*:?\s*$")
+_NUMBERED = re.compile(r"^\d{1,2}[.)]\s+")  # "2. Updated the docs" as a heading: the number is layout
 _ITEM = re.compile(r"^(?P<indent>\s*)(?:[-*•+]|\d{1,2}[.)]|[a-z][.)])\s+(?P<text>\S.*)$")
 # A sentence ends at ., ! or ? before white space (people start sentences in lower case too),
 # not after a common abbreviation.
@@ -152,7 +153,7 @@ def units(text: str, *, fold_items: int = 360) -> list[Unit]:
         if match := _HEADING.match(line) or _BOLD_HEADING.match(line):
             flush_paragraph()
             flush_items()
-            heading = plain(match.group("text")).rstrip(":")
+            heading = _NUMBERED.sub("", plain(match.group("text"))).rstrip(":")
             continue
         if LOGLIKE.match(line) or stripped.startswith(("|", ">")):
             flush_paragraph()
