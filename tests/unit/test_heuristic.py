@@ -204,6 +204,7 @@ FILTERED = [  # (text, why it is no learning)
     ("Perfect! Now let's test the fix:", "fragment"),  # 37f83ec9
     ("Let me check how `GetCurrentHookAgent` works and what happens when it fails.", "narration"),  # ad_a8171575ce
     ("Would you like me to help set this up?", "narration"),  # 9e953218
+    ("GitHub Action is working.", "narration"),  # fe869ecb: a status of the moment
     ("You're absolutely right! Looking back at the document, even with suffixes, scenario 5 stays.", "narration"),
     ("fatal: clone of 'git@github.com:daaain/online-llm-tokenizer.git' into submodule path failed",
      "not prose"),  # 9e953218: a pasted Vercel build log

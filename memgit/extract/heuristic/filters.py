@@ -57,6 +57,9 @@ _NARRATION = re.compile(
     r"try (?:it|committing|again|running)|the user (?:wants|asked)|summary\b)",
     re.I,
 )
+# A status report of the moment ("GitHub Action is working.", "All set."): true then, useless later.
+_STATUS = re.compile(r"^(?:\S+\s+){0,4}(?:is|are|was|were)\s+(?:now\s+)?(?:working|done|complete|ready|fixed|in place|"
+                     r"passing|green|good)\W*$", re.I)
 _CONTINUATION = re.compile(r"^(?:and|or|but|so|then|which|that|also|plus|because|while|whereas)\b", re.I)
 _INJECTED = re.compile(
     r"<memgit-context|memgit (?:context|memory)|Base directory for this skill|<command-(?:name|message|args)>|"
@@ -128,7 +131,7 @@ def problem(text: str) -> str | None:
         return "fragment"
     if _CONTINUATION.match(stripped) or stripped[0] in ")]},.;":
         return "fragment"
-    if _NARRATION.match(stripped):
+    if _NARRATION.match(stripped) or _STATUS.match(stripped):
         return "narration"
     if is_ephemeral(stripped):
         return "ephemeral"
