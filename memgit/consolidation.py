@@ -321,7 +321,7 @@ def _commit(repo, cfg: Config, branch: str, scope: str, head: str, c: Consolidat
     c = _validate.repair(c, existing)
     changes, removed = _changes(repo, head, c)
     n_learnings = _markdown.learnings(c.memory_md)
-    summary_tokens = tokens.count(c.summary_md)
+    summary_tokens = tokens.count_often(c.summary_md)
     body = [f"MEMORY.md: {n_learnings} learnings from {n_notes} notes",
             f"memory_summary.md: {summary_tokens} tokens (budget {cfg.summary_tokens}), "
             f"{len(c.summary_md)} characters"]

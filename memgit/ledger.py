@@ -145,6 +145,27 @@ class Ledger:
         for revert, target in self.reverts.items():
             self.undone_by.setdefault(target, []).append(revert)
 
+    def extended(self, entries: list[Entry], reverts: dict[str, str]) -> Ledger | None:
+        """This ledger with `entries` (newer than all it holds) and `reverts` added, as a new
+        Ledger equal to one built from scratch; None when an entry is not newer."""
+        known = {e.sha for e in self.entries}
+        new = list({e.sha: e for e in entries}.values())
+        if any(e.sha in known for e in new):
+            return None  # a commit now reached from another branch too: which one it names depends on their order
+        if new and self.entries and min(e.time for e in new) <= self.entries[-1].time:
+            return None  # the same second: where it sorts depends on every branch's order
+        grown = Ledger.__new__(Ledger)
+        grown.entries = self.entries + sorted(new, key=lambda e: e.time)
+        grown.reverts = {**self.reverts, **reverts}
+        grown.by_session = dict(self.by_session)
+        for entry in grown.entries[len(self.entries):]:
+            grown.by_session[entry.session] = [*grown.by_session.get(entry.session, ()), entry]
+        grown.undone_by = dict(self.undone_by)
+        for revert, target in reverts.items():
+            if revert not in self.reverts:
+                grown.undone_by[target] = [*grown.undone_by.get(target, ()), revert]
+        return grown
+
     def is_reverted(self, sha: str) -> bool:
         """True when `sha` is undone: reverted by a commit that is not itself reverted."""
         return any(not self.is_reverted(r) for r in self.undone_by.get(sha, ()))
@@ -192,24 +213,41 @@ def _cache_path(state_dir: Path) -> Path:
 
 
 def _read_cache(state_dir: Path) -> dict:
+    path = _cache_path(state_dir)
     try:
-        with open(_cache_path(state_dir), "rb") as f:
+        stamp = _stamp(path)
+        if (memo := _READ.get(str(path))) and memo[0] == stamp:
+            return memo[1]  # this process wrote or read the file as it is: no need to unpickle it again
+        with open(path, "rb") as f:
             data = pickle.load(f)  # a cache of our own, under .git: as trusted as the repository itself
     except (OSError, EOFError, ValueError, TypeError, AttributeError, ImportError, pickle.UnpicklingError):
         return {}  # missing, torn or foreign: the history is read again
-    return data if isinstance(data, dict) and data.get("version") == CACHE_VERSION else {}
+    if not (isinstance(data, dict) and data.get("version") == CACHE_VERSION):
+        return {}
+    _READ[str(path)] = (stamp, data)
+    return data
 
 
 def _write_cache(state_dir: Path, data: dict) -> None:
     """Write the cache atomically; a failure only costs speed next time."""
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
-        tmp = _cache_path(state_dir).with_suffix(f".{os.getpid()}.tmp")
+        path = _cache_path(state_dir)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         with open(tmp, "wb") as f:
             pickle.dump(data, f, protocol=pickle.HIGHEST_PROTOCOL)  # 4x faster than JSON for 10k entries
-        os.replace(tmp, _cache_path(state_dir))
+        os.replace(tmp, path)
+        _READ[str(path)] = (_stamp(path), data)
     except OSError:
         pass  # the cache is an optimisation: the ledger stays true without it
+
+
+def _stamp(path: Path) -> tuple[int, int, int]:
+    st = os.stat(path)
+    return (st.st_mtime_ns, st.st_size, st.st_ino)  # a replaced file is a new inode
+
+
+_READ: dict[str, tuple[tuple[int, int, int], dict]] = {}  # cache file -> (its stamp, its content) in this process
 
 
 def _scan(commits: Iterable[CommitInfo], branch: str) -> tuple[list[list], list[list[str]]]:
@@ -252,18 +290,39 @@ def load(repo: MemoryRepo, state_dir: Path) -> Ledger:
             fresh[branch] = {"head": head, "entries": entries, "reverts": reverts}
     if changed or set(fresh) != set(cached):
         _write_cache(state_dir, {"version": CACHE_VERSION, "branches": fresh})
-    # A sync reads the ledger again after its consolidate commits, which add no entry: the same
-    # entries give the same Ledger, built once (10k entries cost a tenth of a second to build).
+    # A sync reads the ledger again after its commits: the same entries give the same Ledger, and
+    # entries added since the last load extend it (10k entries cost a tenth of a second to build).
     key = (str(state_dir), tuple((b, len(v["entries"]), v["entries"][-1][0] if v["entries"] else "",
                                   len(v["reverts"])) for b, v in sorted(fresh.items())))
     if _LAST and _LAST[0] == key:
         return _LAST[1]
-    ledger = Ledger(
-        entries=[Entry(*e) for b in fresh.values() for e in b["entries"]],
-        reverts={r: t for b in fresh.values() for r, t in b["reverts"]},
-    )
+    ledger = None
+    if _LAST and _LAST[0][0] == key[0] and (added := _added(_LAST[0][1], fresh)) is not None:
+        ledger = _LAST[1].extended(*added)
+    if ledger is None:
+        ledger = Ledger(
+            entries=[Entry(*e) for b in fresh.values() for e in b["entries"]],
+            reverts={r: t for b in fresh.values() for r, t in b["reverts"]},
+        )
     _LAST[:] = [key, ledger]
     return ledger
+
+
+def _added(before: tuple, fresh: dict[str, dict]) -> tuple[list[Entry], dict[str, str]] | None:
+    """The entries and reverts `fresh` holds beyond the branches as they were (`before`, a load's
+    key), or None when a branch went away or its history changed."""
+    entries: list[Entry] = []
+    reverts: dict[str, str] = {}
+    old = {branch: (n, last, r) for branch, n, last, r in before}
+    if not set(old) <= set(fresh):
+        return None
+    for branch, now in fresh.items():
+        n, last, r = old.get(branch, (0, "", 0))
+        if len(now["entries"]) < n or len(now["reverts"]) < r or (n and now["entries"][n - 1][0] != last):
+            return None
+        entries += [Entry(*e) for e in now["entries"][n:]]
+        reverts.update(now["reverts"][r:])
+    return entries, reverts
 
 
 _LAST: list = []  # [key, Ledger] of the last load in this process

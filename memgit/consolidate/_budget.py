@@ -43,7 +43,7 @@ class Document:
         return "\n\n".join(p for p in parts if p) + "\n"
 
     def fits(self, text: str) -> bool:
-        return len(text) <= self.max_chars and tokens.count(text) <= self.budget_tokens
+        return len(text) <= self.max_chars and tokens.count_often(text) <= self.budget_tokens
 
     def offer(self, line: Line) -> bool:
         """Keep `line` if the document still fits with it."""
@@ -63,7 +63,7 @@ class Document:
 def clamp(text: str, budget_tokens: int, max_chars: int = MAX_CHARS) -> str:
     """Cut `text` at a line (else a character) so it fits the budget and the cap."""
     def ok(t: str) -> bool:
-        return len(t) <= max_chars and tokens.count(t) <= budget_tokens
+        return len(t) <= max_chars and tokens.count_often(t) <= budget_tokens
 
     lines = text.rstrip("\n").split("\n")
     while len(lines) > 1 and not ok("\n".join(lines) + "\n"):

@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from memgit import tokens
 
 
@@ -37,3 +39,36 @@ def test_without_the_bundled_file_counts_fall_back_to_the_estimate(monkeypatch):
         assert tokens.count("x" * 69) == tokens.estimate("x" * 69) == 20  # 69 characters / 3.45
     finally:
         tokens._encoding.cache_clear()
+
+
+@pytest.fixture
+def private_pieces(tmp_path, monkeypatch):
+    """count_often with its own piece cache (never the user's)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(tokens._Pieces, "_instance", None)
+    yield tmp_path
+    tokens._Pieces._instance.dirty = False  # nothing to write at exit
+
+
+def test_counts_summed_over_cached_pieces_equal_the_encoding(private_pieces):
+    import random
+
+    rnd = random.Random(7)
+    alphabet = "aé漢字 \n\t\r'sSllveRE123456!?.,;:-_/\\\"😀🏳️‍🌈\u200b\u00a0ß`#*"
+    texts = ["Tests run with `uv run pytest -x tests/`.\n\n## Gotchas\n- [gotcha] don't    do that's it\r\n"]
+    texts += ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 120))) for _ in range(2000)]
+    enc = tokens._encoding()
+    for text in texts * 2:  # counted, then from the cache
+        assert tokens.count_often(text) == len(enc.encode_ordinary(text)), repr(text)
+
+
+def test_a_later_process_counts_known_pieces_without_building_the_encoding(tmp_path):
+    code = ("from memgit import tokens\n"
+            "n = tokens.count_often('The summary says how to build and test: `make test`, 3 times.')\n"
+            "print(n, tokens._encoding.cache_info().misses)")
+    env = {"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path)}
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    count, built = first.stdout.split()
+    assert built == "1" and int(count) == tokens.count('The summary says how to build and test: `make test`, 3 times.')
+    assert second.stdout.split() == [count, "0"]  # the same count, and no encoding built

@@ -24,6 +24,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 from ...extract.heuristic.shell import parse
 from ...model import Note
@@ -165,9 +166,8 @@ def command_key(text: str) -> str | None:
 # ---- groups, clusters ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Occurrence:
-    """One learning as one note states it."""
+class Occurrence(NamedTuple):
+    """One learning as one note states it (a tuple: a large scope's view makes tens of thousands)."""
 
     type: str
     text: str
@@ -301,17 +301,22 @@ class Cluster:
     @cached_property
     def text(self) -> str:
         """The wording most sessions used; ties go to the most recent, then the shortest."""
-        by_text: dict[str, tuple[set[str], str]] = {}
+        sessions: dict[str, set[str]] = {}
+        newest: dict[str, str] = {}
         for o in self.occurrences:
-            sessions, when = by_text.setdefault(o.text, (set(), ""))
-            sessions.add(o.session)
-            by_text[o.text] = (sessions, max(when, o.when))
-        return min(by_text, key=lambda t: (-len(by_text[t][0]), desc(by_text[t][1]), len(t), t))
+            if (seen := sessions.get(o.text)) is None:
+                sessions[o.text], newest[o.text] = {o.session}, o.when
+            else:
+                seen.add(o.session)
+                if o.when > newest[o.text]:
+                    newest[o.text] = o.when
+        return min(sessions, key=lambda t: (-len(sessions[t]), desc(newest[t]), len(t), t))
 
     @cached_property
     def latest(self) -> Occurrence:
         """The most recent occurrence (its wording is the form that worked last, for commands)."""
-        return min(self.occurrences, key=lambda o: (desc(o.when), o.text, o.path))
+        newest = self.recency
+        return min((o for o in self.occurrences if o.when == newest), key=lambda o: (o.text, o.path))
 
     def notes(self, source: str | None = None) -> list[Occurrence]:
         """One occurrence per note (of `source` if given), most recent first."""
@@ -328,7 +333,9 @@ class Cluster:
     @cached_property
     def _by_note(self) -> list[Occurrence]:
         seen: dict[tuple[str, str], Occurrence] = {}
-        for o in sorted(self.occurrences, key=lambda o: (desc(o.when), o.source, o.path)):
+        ordered = sorted(self.occurrences, key=lambda o: (o.source, o.path))
+        ordered.sort(key=lambda o: o.when, reverse=True)  # stable: newest first, then source and path
+        for o in ordered:
             seen.setdefault((o.source, o.path), o)
         return list(seen.values())
 
