@@ -287,6 +287,16 @@ def test_the_suite_wins_over_one_test_and_only_passing_runs_count():
     assert texts(note, "command") == ["Tests run with `mise run test`."]
 
 
+def test_part_of_the_suite_gives_way_to_a_chain_that_ran_all_of_it():
+    # 130d7b7e (entire-cli): one package's tests, then the project's fmt, lint and test chain
+    note = note_of(
+        user("we should add the agent name to any logging"),
+        agent(bash("go test ./cmd/entire/cli/logging/... -v", "ok  \tlogging\t0.3s")),
+        agent(bash("mise run fmt && mise run lint && mise run test", "ok")),
+    )
+    assert texts(note, "command") == ["Format, lint and test with `mise run fmt && mise run lint && mise run test`."]
+
+
 def test_one_command_per_purpose():
     runs = [agent(bash(f"uv run pytest tests/test_{i}.py -v", PYTEST_PASS)) for i in range(4)]
     runs += [agent(bash(cmd, "ok")) for cmd in ("uv run pytest", "ruff check .", "ruff format .", "uv run mypy src")]

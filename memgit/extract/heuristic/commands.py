@@ -32,6 +32,8 @@ _WEIGHT = {"test": 1.0, "build": 0.9, "lint": 0.8, "typecheck": 0.8, "format": 0
            "install": 0.3}
 _SELECTION = re.compile(r"(?:^|\s)(?:-k|-run|--run|-t|--grep|-g|--filter|--testNamePattern|--deselect|-m)(?:\s|=)|::")
 _ONE_FILE = re.compile(r"\S+\.(?:py|ts|tsx|js|jsx|go|rs|rb|java|kt|php|spec|test)\b")
+# A path two levels deep (`./cmd/cli/logging/...`, `tests/unit`) narrows a run to part of the project.
+_SUB_PATH = re.compile(r"(?:^|\s)(?:\./)?[\w.-]*\w[\w.-]*/[\w.-]*\w")
 _DISPLAY = re.compile(r"\|\s*(?:head|tail|grep|less|more|tee|cat|sort|wc|jq|sed|awk)\b")
 
 
@@ -42,6 +44,11 @@ def generality(command: str) -> float:
     penalty += 0.5 if re.search(r"\d?>&\d|>\s*/dev/null", command) else 0.0
     penalty += 1.0 if re.search(r"(?:^|\s)/(?:Users|home|tmp|var)/", command) else 0.0
     return penalty + len(command) / 200
+
+
+def partial(command: str) -> bool:
+    """A run of part of the project: one test, one file or a sub-directory."""
+    return bool(_SELECTION.search(command) or _ONE_FILE.search(command) or _SUB_PATH.search(command))
 
 
 def phrase(run: Run) -> str:
@@ -78,6 +85,9 @@ def learn(s: Session) -> list[Candidate]:
             by_purpose[purpose] = (best, len(runs))
     found = []
     for purpose, (best, seen) in by_purpose.items():  # one command per purpose: the most general
+        if len(purpose) == 1 and partial(best.command) and any(
+                purpose[0] in other and len(other) > 1 for other in by_purpose):
+            continue  # part of the suite, where a chain that passed ran the whole of it
         kind = purpose[0]
         score = 2.0 + 1.5 * _WEIGHT[kind] + 0.3 * min(3, seen) - 0.3 * min(3.0, generality(best.command))
         found.append(Candidate("command", phrase(best), score, f"command:{CATEGORIES.index(kind)}"))
