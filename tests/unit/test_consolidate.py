@@ -108,6 +108,30 @@ def test_one_line_per_purpose_the_most_recent_form_that_worked():
                      "Format and lint with `ruff format && ruff check`."]
 
 
+def test_a_run_of_the_whole_project_beats_a_later_run_of_one_file():
+    notes = [note(1, ("command", "Format with `uv run ruff format`."), day=1),
+             note(2, ("command", "Format with `ruff format claude_code_log/renderer.py`."), day=2),
+             note(3, ("command", "Tests run with `uv run pytest test/test_template_rendering.py -v`."), day=3)]
+    lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
+             for b in s.bullets]
+    # one file's tests are all that is known of the tests: kept; the formatter ran on the whole project once
+    assert lines == ["Tests run with `uv run pytest test/test_template_rendering.py -v`.",
+                     "Format with `uv run ruff format`."]
+
+
+def test_the_summary_keeps_the_latest_two_corrections_of_one_task_and_memory_md_all():
+    asks = ["could we reuse the session_nav.html template for that, it looks very similar?",
+            "do we even need _generate_html_with_combined_link then?",
+            "I didn't find those cross-session navigation links helpful, replace them with one link",
+            "I'd actually love that test to be saved as a permanent unit test"]
+    notes = [note(i, ("preference", f'The user corrected the agent: "{ask}"'), day=i + 1) for i, ask in enumerate(asks)]
+    notes.append(note(9, ("preference", "Never commit without running the tests first."), day=1))
+    result = run(notes)
+    assert all(ask in result.memory_md for ask in asks)
+    assert "Never commit without running the tests first." in result.summary_md
+    assert [ask in result.summary_md for ask in asks] == [False, False, True, True]
+
+
 def test_the_summary_holds_no_fragment():
     notes = [note(1, ("fact", "The parser lives in `src/parse.py`."), ("fact", "and then the"),
                   ("gotcha", "Here's what happened:"))]

@@ -360,6 +360,16 @@ def test_a_different_invocation_that_works_is_a_workaround():
     assert texts(note, "gotcha") == ['`pytest` failed with "bash: pytest: command not found"; `uv run pytest` works.']
 
 
+def test_the_same_command_with_an_absolute_path_is_no_workaround():
+    # 37f83ec9 (claude-code-log): a relative path failed from another directory, the absolute one passed
+    note = note_of(
+        user("have a look at the git diff of claude_code_log/renderer.py"),
+        agent(bash("ruff check claude_code_log/renderer.py", "E902 No such file or directory (os error 2)", error=True)),
+        agent(bash(f"ruff check {CWD}/claude_code_log/renderer.py", "All checks passed!")),
+    )
+    assert texts(note, "gotcha") == []
+
+
 LINT = "manual_commit_condensation.go:88:2: Error return value of `baseCommit.Tree` is not checked (errcheck)\n1 issues"
 
 

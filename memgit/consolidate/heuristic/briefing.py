@@ -12,17 +12,21 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from ...extract.heuristic.commands import partial
 from ...extract.heuristic.filters import problem
 from ...scopes import Project
 from .._budget import Document, Line
 from . import skills as skills_mod
-from .graph import Cluster, tier
+from .graph import Cluster, code_spans, tier
 from .memory import NoteInfo
 from .memory_md import TOPICS, link_label
 from .scope import CORRECTION, MIN_PROJECTS
 
 # What the summary holds at most of each type: no type fills it.
 CAPS = {"preference": 8, "convention": 6, "gotcha": 8, "decision": 5, "fact": 6}
+# A correction seen once was about one task: the most recent few tell a newcomer how the person
+# reacts; the rest stay in MEMORY.md.
+MAX_ONE_OFF_CORRECTIONS = 2
 MAX_PINNED_CHARS = 800  # of one pinned note in the summary; MEMORY.md links the whole note
 MIN_PINNED_CHARS = 160
 RECENT_SESSIONS = 5
@@ -81,15 +85,16 @@ def pinned_lines(pinned: Sequence[tuple[str, str]], doc: Document) -> list[str]:
 
 
 def purposes(clusters: Sequence[Cluster]) -> list[tuple[tuple[str, ...], Cluster]]:
-    """One [command] per purpose (test, lint, …): the most recent form that worked. A chain is
-    kept only for a purpose no single command covers."""
+    """One [command] per purpose (test, lint, …): the most recent form that worked on the whole
+    project (a run of one file or test only when nothing else is known). A chain is kept only for
+    a purpose no single command covers."""
     latest: dict[tuple[str, ...], Cluster] = {}
     for c in clusters:
         if c.type != "command" or c.superseded_by is not None:
             continue
         kinds = skills_mod.categories(c) or ("other",)
         held = latest.get(kinds)
-        if held is None or (c.recency, -c.support, c.text) > (held.recency, -held.support, held.text):
+        if held is None or _preferred(c) > _preferred(held):
             latest[kinds] = c
     single = {kinds[0] for kinds in latest if len(kinds) == 1}
     kept = [(kinds, c) for kinds, c in latest.items() if len(kinds) == 1 or not set(kinds) <= single]
@@ -97,16 +102,26 @@ def purposes(clusters: Sequence[Cluster]) -> list[tuple[tuple[str, ...], Cluster
     return sorted(kept, key=lambda kc: (len(kc[0]) > 1, [order.index(k) if k in order else len(order) for k in kc[0]]))
 
 
+def _preferred(c: Cluster) -> tuple:
+    whole = not any(partial(span) for span in code_spans(c.text))
+    return (whole, c.recency, -c.support, c.text)
+
+
 def _capped(clusters: Sequence[Cluster], types: Sequence[str]) -> list[Cluster]:
     """Strongest first, at most CAPS[type] of each type; at equal support a rule the person stated
-    comes before their correction of one task."""
+    comes before their correction of one task, and of those only the latest few."""
     taken: Counter[str] = Counter()
     out = []
     ordered = sorted(clusters, key=lambda c: (-c.support, c.text.startswith(CORRECTION)))  # stable: recency stays
     for c in ordered:
-        if c.type in types and c.superseded_by is None and taken[c.type] < CAPS[c.type]:
-            taken[c.type] += 1
-            out.append(c)
+        if c.type not in types or c.superseded_by is not None or taken[c.type] >= CAPS[c.type]:
+            continue
+        if c.text.startswith(CORRECTION) and c.support < 2:
+            if taken[CORRECTION] >= MAX_ONE_OFF_CORRECTIONS:
+                continue
+            taken[CORRECTION] += 1
+        taken[c.type] += 1
+        out.append(c)
     return out
 
 

@@ -189,9 +189,16 @@ def _run_gotcha(failure: Run, sym: str, success: Run, between: list[ToolCall]) -
     head = f'`{failure.command}` failed with "{sym}"'
     if fixes := _fix_commands(between):
         return f"{head}; running `{'` and `'.join(fixes)}` fixed it."
-    if success.command != failure.command:  # (the same command from another directory is no workaround)
+    if not _same_but_paths(success.command, failure.command):  # from another directory is no workaround
         return f"{head}; `{success.command}` works."
     return None
+
+
+def _same_but_paths(a: str, b: str) -> bool:
+    """The same command, but for a path given absolute in one and relative in the other."""
+    x, y = a.split(), b.split()
+    return len(x) == len(y) and all(
+        p == q or p.endswith("/" + q) or q.endswith("/" + p) for p, q in zip(x, y))
 
 
 def _fix_commands(calls: list[ToolCall]) -> list[str]:
