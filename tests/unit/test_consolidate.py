@@ -95,7 +95,7 @@ def test_summary_says_how_to_build_and_test_then_the_learnings_in_complete_sente
     assert "memgit show projects/pinion:MEMORY.md" in index and "skills/pinion-run-tests/SKILL.md" in index
 
 
-def test_one_line_per_purpose_the_most_recent_form_that_worked():
+def test_one_line_per_purpose_the_most_recent_clean_form_that_worked():
     notes = [note(1, ("command", "Tests run with `pytest`."), day=1),
              note(2, ("command", "Tests run with `uv run pytest`."), day=2),
              note(3, ("command", "Tests run with `uv run pytest -x tests/ 2>&1 | tail -20`."), day=3),
@@ -103,20 +103,23 @@ def test_one_line_per_purpose_the_most_recent_form_that_worked():
              note(5, ("command", "Lint with `ruff check`."), day=5)]
     lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
              for b in s.bullets]
-    # the test runs are one purpose: the latest wins; the chain adds format, which no single command covers
-    assert lines == ["Tests run with `uv run pytest -x tests/ 2>&1 | tail -20`.", "Lint with `ruff check`.",
+    # the test runs are one purpose: the latest without a display pipe wins; the chain adds format,
+    # which no single command covers
+    assert lines == ["Tests run with `uv run pytest`.", "Lint with `ruff check`.",
                      "Format and lint with `ruff format && ruff check`."]
 
 
-def test_a_run_of_the_whole_project_beats_a_later_run_of_one_file():
+def test_a_run_of_the_whole_project_beats_a_later_run_of_one_file_or_with_a_display_pipe():
     notes = [note(1, ("command", "Format with `uv run ruff format`."), day=1),
              note(2, ("command", "Format with `ruff format claude_code_log/renderer.py`."), day=2),
-             note(3, ("command", "Tests run with `uv run pytest test/test_template_rendering.py -v`."), day=3)]
+             note(3, ("command", "Tests run with `uv run pytest test/test_template_rendering.py -v`."), day=3),
+             note(4, ("command", "Lint with `mise run lint`."), day=4),
+             note(5, ("command", "Lint with `mise run lint 2>&1 | tail -20`."), day=5)]
     lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
              for b in s.bullets]
     # one file's tests are all that is known of the tests: kept; the formatter ran on the whole project once
     assert lines == ["Tests run with `uv run pytest test/test_template_rendering.py -v`.",
-                     "Format with `uv run ruff format`."]
+                     "Lint with `mise run lint`.", "Format with `uv run ruff format`."]  # and no display pipe
 
 
 def test_the_summary_keeps_the_latest_two_corrections_of_one_task_and_memory_md_all():

@@ -506,6 +506,8 @@ Summary:
      - Fixed by running `docker rm -f typesense` before `docker compose up`
    - **`cursr` undefined**: typo
      - Fixed by renaming
+   - **I thinkt you got an API error?**
+     - Fix: Created `.claude/scripts/remote-setup.sh` - automated setup for web sessions
 
 5. Problem Solving:
    - **Solution**: Resume from the last committed cursor instead of re-importing everything
@@ -523,6 +525,7 @@ def test_a_compaction_summary_gives_facts_decisions_gotchas_and_the_person_rules
     assert any(t.startswith("Limitation: deletes made during the outage") for t in texts(note, "fact"))
     assert any("`docker rm -f typesense`" in t for t in texts(note, "gotcha"))
     assert not any("cursr" in t for t in texts(note, "gotcha"))  # a typo is not a gotcha
+    assert not any("API error" in t for t in texts(note, "gotcha"))  # the person's question is not the error
     assert "Never use emoji in commits." in texts(note, "preference")
     assert "Typesense collections." not in texts(note, "fact")  # names nothing concrete
     assert note.title == "Make the Typesense sync resumable after a crash"

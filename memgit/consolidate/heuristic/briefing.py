@@ -1,7 +1,8 @@
 """memory_summary.md: the briefing a new session gets, within the token budget.
 
 What a senior engineer would hand a newcomer, in this order: how to build, test and run the
-project (one line per purpose: the most recent form that worked), the person's pinned notes,
+project (one line per purpose: the most recent form that worked on the whole project, without a
+display pipe when one ran without), the person's pinned notes,
 then the learnings that hold — preferences and conventions, gotchas, decisions, facts — strongest
 and most recent first, each a complete sentence; the latest sessions; where to look deeper.
 A learning a later one contradicted is never in it (MEMORY.md lists it as superseded).
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from ...extract.heuristic.commands import partial
+from ...extract.heuristic.commands import displayed, partial
 from ...extract.heuristic.filters import problem
 from ...scopes import Project
 from .._budget import Document, Line
@@ -86,8 +87,8 @@ def pinned_lines(pinned: Sequence[tuple[str, str]], doc: Document) -> list[str]:
 
 def purposes(clusters: Sequence[Cluster]) -> list[tuple[tuple[str, ...], Cluster]]:
     """One [command] per purpose (test, lint, …): the most recent form that worked on the whole
-    project (a run of one file or test only when nothing else is known). A chain is kept only for
-    a purpose no single command covers."""
+    project (a run of one file or test only when nothing else is known), without a display pipe
+    when one ran without. A chain is kept only for a purpose no single command covers."""
     latest: dict[tuple[str, ...], Cluster] = {}
     for c in clusters:
         if c.type != "command" or c.superseded_by is not None:
@@ -102,9 +103,21 @@ def purposes(clusters: Sequence[Cluster]) -> list[tuple[tuple[str, ...], Cluster
     return sorted(kept, key=lambda kc: (len(kc[0]) > 1, [order.index(k) if k in order else len(order) for k in kc[0]]))
 
 
+def _clean(text: str) -> tuple[bool, bool]:
+    """(on the whole project, without a display pipe) for a [command]'s text."""
+    spans = code_spans(text)
+    return (not any(partial(s) for s in spans), not any(displayed(s) for s in spans))
+
+
 def _preferred(c: Cluster) -> tuple:
-    whole = not any(partial(span) for span in code_spans(c.text))
-    return (whole, c.recency, -c.support, c.text)
+    """Whole project over part of it, then without a display pipe (`| tail`), then the latest."""
+    return (*_clean(_form(c)), c.recency, -c.support, c.text)
+
+
+def _form(c: Cluster) -> str:
+    """The wording of a [command] to show: its latest form, of the cleanest forms it was seen in."""
+    best = max(c.occurrences, key=lambda o: (*_clean(o.text), o.when, o.text))
+    return best.text
 
 
 def _capped(clusters: Sequence[Cluster], types: Sequence[str]) -> list[Cluster]:
@@ -147,7 +160,7 @@ def project_summary(label: str, scope: str, project: Project | None, notes: Sequ
     doc.offer(Line("", f"{plural(len(notes), 'session')}{span}; {plural(len(holding), 'learning')} "
                        f"(branch {branch} of the memory repository).", (1,)))
     for i, (_, c) in enumerate(purposes(clusters)):
-        doc.offer(Line("How to build and test", f"- {c.latest.text}", (i,)))
+        doc.offer(Line("How to build and test", f"- {_form(c)}", (i,)))
     for i, c in enumerate(_capped(holding, ("preference", "convention", "gotcha", "decision", "fact"))):
         if line := sentence(c):
             doc.offer(Line(_SECTION[c.type], line, (i,)))

@@ -40,7 +40,7 @@ _DISPLAY = re.compile(r"\|\s*(?:head|tail|grep|less|more|tee|cat|sort|wc|jq|sed|
 def generality(command: str) -> float:
     """Lower is more general: one test, a display pipe or a single file make a command specific."""
     penalty = 2.0 * len(_SELECTION.findall(command)) + 1.0 * len(_ONE_FILE.findall(command))
-    penalty += 1.0 if _DISPLAY.search(command) else 0.0
+    penalty += 1.0 if displayed(command) else 0.0
     penalty += 0.5 if re.search(r"\d?>&\d|>\s*/dev/null", command) else 0.0
     penalty += 1.0 if re.search(r"(?:^|\s)/(?:Users|home|tmp|var)/", command) else 0.0
     return penalty + len(command) / 200
@@ -49,6 +49,11 @@ def generality(command: str) -> float:
 def partial(command: str) -> bool:
     """A run of part of the project: one test, one file or a sub-directory."""
     return bool(_SELECTION.search(command) or _ONE_FILE.search(command) or _SUB_PATH.search(command))
+
+
+def displayed(command: str) -> bool:
+    """Output cut or filtered for the screen (`| tail -20`, `2>&1 | grep`)."""
+    return _DISPLAY.search(command) is not None
 
 
 def phrase(run: Run) -> str:

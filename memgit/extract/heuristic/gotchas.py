@@ -224,6 +224,8 @@ def _from_compaction(summary: str) -> list[Candidate]:
         if not fix:
             continue
         error = re.sub(r"^(?:error|problem|issue)\s*:\s*", "", text, flags=re.I).rstrip(" .")
+        if error.endswith("?"):
+            continue  # the person asking ("you got an API error?"), not the error
         fix = re.sub(r"^(?:fix(?:ed)?|solution|resolved)\s*(?:by)?\s*:?\s*", "", fix, flags=re.I)
         candidate = f"Problem: {error}. Fix: {fix}"
         found.append(Candidate("gotcha", candidate, 2.75 + 0.25 * concreteness(candidate), "compaction"))
