@@ -488,9 +488,8 @@ def consolidate(cfg: Config, *, project: str | None = None, global_: bool = Fals
     from .lock import sync_lock
     from .repo import MemoryRepo
 
-    gate = lambda blobs: redact.gate(blobs, cfg.extra_redact_patterns)  # noqa: E731
     with sync_lock(cfg.state_dir, wait=wait), \
-            MemoryRepo.open(cfg.repo_path, author=cfg.author, gate=gate) as repo:
+            MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
         branches: list[str] | None = None
         if project:
             branches = [find_project(repo, project)]

@@ -492,7 +492,7 @@ def _unread(repo, cfg, now: float) -> tuple[dict, dict]:
         folder = unread.setdefault(file.project_dir, {})
         if cfg.max_age_days > 0 and now - file.mtime > cfg.max_age_days * 86400:
             continue
-        end = led.processed_end(f"{claude_code.AGENT}/{file.session_id}")
+        end = led.processed_end(file.key)
         if file.size != end:
             folder[file.session_id] = end
     folders: dict[str, set[str]] = {}

@@ -16,7 +16,7 @@ import shutil
 import stat
 import subprocess
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import EllipsisType
@@ -29,12 +29,15 @@ from dulwich.objects import Blob, Commit, ShaFile, Tree
 from dulwich.refs import check_ref_format
 from dulwich.repo import Repo
 
+from memgit.core.names import safe_text
 from memgit.errors import ConflictError, MemgitError, NotARepo
 from memgit.worktree import Worktree, checked_out, tree_diff
 
 Gate = Callable[[Mapping[str, bytes]], None]
 DEFAULT_AUTHOR = "memgit <memgit@localhost>"
 MESSAGE_KEY = "<commit message>"  # how the gate sees the commit message
+REF_KEY = "<branch name>"  # and the branch the commit goes to
+PATHS_KEY = "<file names>"  # and the names of the files it writes
 INIT_MESSAGE = "init(main): create memory repository"
 _FILE = stat.S_IFREG | 0o644
 _STALE_LOCK = 2.0  # seconds: live writers hold a ref or object lock for milliseconds
@@ -57,21 +60,26 @@ class CommitInfo(NamedTuple):  # a tuple: the ledger reads 10k of them cold
 class MemoryRepo:
     """A memgit repository on disk (normally non-bare, with `main` checked out)."""
 
-    def __init__(self, repo: Repo, *, author: str, gate: Gate | None):
+    def __init__(self, repo: Repo, *, author: str, gate: Gate | None = None, extra_patterns: Sequence[str] = ()):
         self._repo = repo
         repo.object_store.fsync_object_files = True  # dulwich reads only core.fsyncObjectFiles
         self.path = Path(repo.path)
         self.author = author
-        self.gate = gate
+        # Every commit passes here: its message is made safe (secrets redacted, control characters
+        # escaped) and the gate refuses a file, a message or a branch name that still holds a secret.
+        self.extra_patterns = tuple(extra_patterns)
+        self.gate: Gate = gate if gate is not None else self._gate
         self._objects = _Objects(repo.object_store)
         self._worktree = None if repo.bare else Worktree(repo, self._objects)
         self._root: str | None = None
+        self.refused_edits: dict[str, str] = {}  # set by record_edits
 
     # -- opening -----------------------------------------------------------------------------
 
     @classmethod
     def init(
-        cls, path: Path, files: Mapping[str, bytes], *, author: str, gate: Gate | None = None
+        cls, path: Path, files: Mapping[str, bytes], *, author: str, gate: Gate | None = None,
+        extra_patterns: Sequence[str] = (),
     ) -> MemoryRepo:
         """Create a repository at path with `main` checked out and one commit holding files.
 
@@ -93,14 +101,15 @@ class MemoryRepo:
         # about it on every command; memgit's own writes fsync regardless (see __init__).
         config.set((b"core",), b"fsync", b"loose-object")
         config.write_to_path()
-        self = cls(repo, author=author, gate=gate)
+        self = cls(repo, author=author, gate=gate, extra_patterns=extra_patterns)
         changes = {p.encode(): (None, data) for p, data in files.items()}
         self._commit("main", changes, INIT_MESSAGE, parent=None, base=None, allow_empty=True)
         return self
 
     @classmethod
     def open(
-        cls, path: Path, *, author: str = DEFAULT_AUTHOR, gate: Gate | None = None
+        cls, path: Path, *, author: str = DEFAULT_AUTHOR, gate: Gate | None = None,
+        extra_patterns: Sequence[str] = (),
     ) -> MemoryRepo:
         """Open an existing repository, finishing a worktree update a crash interrupted.
 
@@ -111,7 +120,7 @@ class MemoryRepo:
             repo = Repo(str(path))
         except (NotGitRepository, FileNotFoundError, NotADirectoryError) as e:
             raise NotARepo(f"{path} is not a memgit repository; create one with `memgit init`") from e
-        self = cls(repo, author=author, gate=gate)
+        self = cls(repo, author=author, gate=gate, extra_patterns=extra_patterns)
         if self._worktree is not None:
             try:
                 self._worktree.recover(blocking=False)
@@ -440,8 +449,11 @@ class MemoryRepo:
     def record_edits(self) -> str | None:
         """Commit what a person changed in the checked-out branch's worktree; None when clean.
 
+        A file (or file name) holding a secret is left out and listed in `refused_edits`
+        ({path: what was found, e.g. "aws_access_key at line 3"}): the rest is committed, and the
+        file stays in the worktree, reported again by every run until the person removes the value.
+
         Raises:
-            SecretFound: an edited file holds a secret; nothing was committed.
             MemgitError: the worktree is in the middle of a merge.
         """
         if self._worktree is None:
@@ -454,6 +466,9 @@ class MemoryRepo:
                 return None
             tree = self._objects[head].tree
             changes = self._worktree.edits(tree)
+            self.refused_edits = self._refused(changes)
+            for path in self.refused_edits:
+                del changes[os.fsencode(path)]
             if not changes:
                 return None
             listing = [
@@ -465,6 +480,20 @@ class MemoryRepo:
             subject = f"edit({scope}): {len(changes)} file(s) changed by hand"
             message = subject + "\n\n" + "\n".join(listing)
             return self._commit(branch, dict(changes), message, parent=head, base=head, allow_empty=False)
+
+    def _refused(self, changes: Mapping[bytes, tuple[int, bytes] | None]) -> dict[str, str]:
+        from memgit import redact
+
+        refused = {}
+        for raw, change in changes.items():
+            path = os.fsdecode(raw)
+            found = [("the file name", f) for f in redact.find_secrets(path, self.extra_patterns)]
+            if change is not None:
+                text = change[1].decode("utf-8", "replace")
+                found += [(f"line {f.line}", f) for f in redact.find_secrets(text, self.extra_patterns)]
+            if found:
+                refused[path] = ", ".join(f"{f.kind} in {where}" for where, f in found[:3])
+        return refused
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -494,9 +523,9 @@ class MemoryRepo:
             if parent is None and base is not None:  # a fork without changes: just the branch
                 self._publish(branch, None, base, f"branch: created from {base.decode()}")
             return (base or b"").decode()
-        message = message if message.endswith("\n") else message + "\n"
-        if self.gate is not None:
-            self.gate({**gated, MESSAGE_KEY: message.encode()})
+        message = safe_text(message if message.endswith("\n") else message + "\n", self.extra_patterns)
+        self.gate({**gated, MESSAGE_KEY: message.encode(), REF_KEY: branch.encode(),
+                   PATHS_KEY: "\n".join(gated).encode("utf-8", "surrogateescape")})
         tree_id = commit_tree_changes(staging, base_tree or Tree(), edits)
         c = Commit()
         c.tree, c.parents = tree_id, [base] if base else []
@@ -508,6 +537,11 @@ class MemoryRepo:
         staging.flush()
         self._publish(branch, parent, c.id, message.split("\n", 1)[0])
         return c.id.decode()
+
+    def _gate(self, blobs: Mapping[str, bytes]) -> None:
+        from memgit import redact
+
+        redact.gate(blobs, self.extra_patterns)
 
     def _publish(self, branch: str, old: bytes | None, new: bytes, subject: str) -> None:
         """Move refs/heads/<branch> from old to new by compare-and-swap (worktree follows)."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -185,6 +185,15 @@ def identity_from_path(path: str) -> Identity:
             norm = os.sep.join([*parts[:i], part[: -len(WORKTREES_SUFFIX)]])
             break
     return Identity(key=norm, remote=None, path=norm, name=_last_part(norm))
+
+
+def written(identity: Identity, clean: Callable[[str], str]) -> Identity:
+    """The identity as memgit writes it (PROJECT.md, the branch name, commit messages): each part
+    passed through `clean` (secrets redacted, control characters escaped). Matching compares
+    written forms, so a session from the same odd directory finds its project again."""
+    remote = clean(identity.remote) if identity.remote else None
+    return replace(identity, key=clean(identity.key), remote=remote, path=clean(identity.path),
+                   name=clean(identity.name))
 
 
 def _last_part(key: str) -> str:

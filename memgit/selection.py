@@ -48,7 +48,8 @@ def _project_wanted(project_dir: str, cfg: Config) -> bool:
 
 
 def _matches(file: SessionFile, session: str) -> bool:
-    return file.session_id.startswith(session) or f"claude-code/{file.session_id}".startswith(session)
+    return file.session_id.startswith(session) or file.key.startswith(session) or \
+        file.key.split("/", 1)[1].startswith(session)
 
 
 def select(files: list[SessionFile], ledger: Ledger, cfg: Config, opts: SyncOptions, *, now: float) -> list[Work]:
@@ -56,7 +57,7 @@ def select(files: list[SessionFile], ledger: Ledger, cfg: Config, opts: SyncOpti
     chosen: dict[str, Work] = {}
     failed = ledger.failed() if opts.retry_failed else {}
     for file in sorted(files, key=lambda f: f.mtime):
-        key = f"{claude_code.AGENT}/{file.session_id}"
+        key = file.key
         done = ledger.processed_end(key)
         if opts.redo:
             if _matches(file, opts.redo):

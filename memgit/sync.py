@@ -19,6 +19,7 @@ from typing import Callable
 from . import ledger as ledger_mod
 from . import notes, redact, scopes
 from .config import Config
+from .core.names import safe_name, safe_text
 from .errors import LLMError, MemgitError, SecretFound
 from .ledger import Ledger, format_message
 from .model import Extraction, Transcript
@@ -58,6 +59,7 @@ class SyncResult:
     extractor: str = ""
     consolidated: list = field(default_factory=list)  # memgit.consolidation.ConsolidateResult
     consolidation_error: str = ""
+    warnings: list[str] = field(default_factory=list)  # e.g. a file in the worktree left out: it holds a secret
 
     def count(self, kind: str) -> int:
         return sum(1 for r in self.results if r.kind == kind)
@@ -74,6 +76,7 @@ class SyncResult:
             "extractor": self.extractor, "tokens": sum(r.tokens for r in self.results), "cost": self.cost,
             "consolidated": [c.branch for c in self.consolidated],
             **({"consolidation_error": self.consolidation_error} if self.consolidation_error else {}),
+            **({"warnings": self.warnings} if self.warnings else {}),
         }
 
     @property
@@ -84,6 +87,15 @@ class SyncResult:
 
 
 # ---- the run: the imperative shell --------------------------------------------------------
+
+
+def _sid(file: SessionFile) -> str:
+    """The session's id as the ledger and its note name it (a safe stand-in for an odd file name)."""
+    return file.key.split("/", 1)[1]
+
+
+def _short(file: SessionFile) -> str:
+    return _sid(file)[:8]
 
 
 def _utc_date(ts: float) -> str:
@@ -155,7 +167,7 @@ class _Run:
         """Return (branch, project name, scope label) for a session's cwd; main when unknown."""
         if not cwd:
             return MAIN, "", MAIN
-        identity = scopes.identify(cwd)
+        identity, cwd = self.identify(cwd)
         project = scopes.resolve(identity, self.projects, cwd=cwd)
         if project is None:
             project = scopes.new_project(identity, self.projects)
@@ -167,6 +179,14 @@ class _Run:
             self.projects.append(project)
         return project.branch, project.name, project.branch.removeprefix("projects/")
 
+    def identify(self, cwd: str) -> tuple[scopes.Identity, str]:
+        """The identity of a cwd, and the cwd, as they are written (see scopes.written)."""
+        clean = self.clean
+        return scopes.written(scopes.identify(cwd), clean), clean(cwd)
+
+    def clean(self, text: str) -> str:
+        return safe_text(text, self.cfg.extra_redact_patterns)
+
     def in_project(self, file: SessionFile, name: str) -> bool:
         """True when a session belongs to project `name` (its slug, its name, or its folder under projects/)."""
         if fnmatch(file.project_dir, name) or name in file.project_dir:
@@ -174,14 +194,15 @@ class _Run:
         cwd = claude_code.peek_cwd(file.path)
         if not cwd:
             return False
-        project = scopes.resolve(scopes.identify(cwd), self.projects, cwd=cwd)
+        identity, cwd = self.identify(cwd)
+        project = scopes.resolve(identity, self.projects, cwd=cwd)
         return project is not None and name in (project.name, project.branch, project.branch.removeprefix("projects/"))
 
     def trailers(self, work: Work, t_end: int, outcome: str, extra: list) -> list:
         file = work.file
         return [
-            ("Memgit-Session", f"{claude_code.AGENT}/{file.session_id}"),
-            ("Memgit-Source", f"{file.project_dir}/{file.path.name}"),
+            ("Memgit-Session", file.key),
+            ("Memgit-Source", file.source),
             ("Memgit-Range", f"{work.start}-{t_end}"),
             ("Memgit-Source-Sha256", _sha256_range(file.path, work.start, t_end)),
             *extra,
@@ -193,28 +214,29 @@ class _Run:
         """Commit an empty skip or fail commit that records the range as read."""
         outcome = {"skip": "skipped", "fail": "failed"}[kind]
         message = format_message(
-            kind, scope, f"{work.file.session_id[:8]} {reason}",
+            kind, scope, f"{_short(work.file)} {reason}",
             trailers=[*self.trailers(work, end, outcome, list(extra)), ("Memgit-Reason", reason)],
         )
         sha = self.repo.commit_with_retry(branch, lambda head: ({}, message), allow_empty=True)
         self.commits += 1
-        return SessionResult(f"{claude_code.AGENT}/{work.file.session_id}", kind, scope, branch,
+        return SessionResult(work.file.key, kind, scope, branch,
                              work.start, end, reason, sha=sha)
 
     # -- one session in three steps: prepare (main thread), extract (any thread), finish (main thread)
 
     def prepare(self, work: Work) -> _Prepared:
         """Read, redact and place a session; repo writes (a new project's PROJECT.md) happen here."""
-        key = f"{claude_code.AGENT}/{work.file.session_id}"
+        key = work.file.key
         prep = _Prepared(work, key, end=max(work.file.size, work.start))
         try:
-            t = claude_code.read_transcript(work.file.path, start=work.start, session_id=work.file.session_id)
+            t = claude_code.read_transcript(work.file.path, start=work.start, session_id=_sid(work.file))
             prep.end = t.end
             if t.end <= work.start and self.ledger.processed_end(key) >= 0 and work.why != "redo":
                 prep.done = SessionResult(key, "none", start=work.start, end=t.end, reason="nothing new")
                 return prep
             prep.branch, prep.project, prep.scope = self.project_for(t.cwd)
-            prep.transcript = redact_transcript(t, self.cfg.extra_redact_patterns)
+            t = redact_transcript(t, self.cfg.extra_redact_patterns)
+            prep.transcript = replace(t, cwd=t.cwd and self.clean(t.cwd), git_branch=t.git_branch and self.clean(t.git_branch))
         except Exception as e:  # recorded as a `fail` by finish()
             prep.error = e
         return prep
@@ -278,7 +300,7 @@ class _Run:
             log.error("session %s failed:\n%s", prep.key,
                       "".join(traceback.format_exception(type(error), error, error.__traceback__)))
             reason = f"internal error: {type(error).__name__}: {error}"
-        reason = redact.redact(ledger_mod.one_line(reason, 200), self.cfg.extra_redact_patterns)
+        reason = self.clean(ledger_mod.one_line(reason, 200))
         result = self.record(prep.work, "fail", prep.branch, prep.scope, prep.end, reason, extra)
         usage = getattr(error, "usage", None)
         if usage is not None:
@@ -287,13 +309,13 @@ class _Run:
 
     def hold(self, work: Work) -> SessionResult:
         """Leave a session pending (no commit): the next sync takes it as if this run never had."""
-        return SessionResult(f"{claude_code.AGENT}/{work.file.session_id}", "pending", start=work.start,
+        return SessionResult(work.file.key, "pending", start=work.start,
                              end=work.file.size, reason="not attempted: the model cannot be used (see the error)")
 
     def begin(self, work: Work) -> _Prepared:
         """Prepare a session, unless the run already knows the model cannot be used."""
         if self.stop and self.stop_recorded:
-            prep = _Prepared(work, f"{claude_code.AGENT}/{work.file.session_id}", end=work.file.size)
+            prep = _Prepared(work, work.file.key, end=work.file.size)
             prep.done = self.hold(work)
             return prep
         prep = self.prepare(work)
@@ -313,7 +335,7 @@ class _Run:
             results = []
             for i, item in enumerate(work):
                 if on_progress:
-                    on_progress(i, len(work), item.file.session_id[:8])
+                    on_progress(i, len(work), _short(item.file))
                 results.append(self.process(item))
             return results
         from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -330,7 +352,7 @@ class _Run:
                         break
                     i, item = nxt
                     if on_progress:
-                        on_progress(i, len(work), item.file.session_id[:8])
+                        on_progress(i, len(work), _short(item.file))
                     prep = self.begin(item)
                     future = pool.submit(self.run_extractor, prep) if prep.ready else None
                     queue.append((prep, future))
@@ -414,7 +436,7 @@ def _extractor(cfg: Config):
 def _estimate(extractor, work: Work, cfg: Config) -> tuple[int, float | None]:
     """Tokens an LLM extraction of `work` would send, and its estimated cost; (0, None) when unreadable."""
     try:
-        t = claude_code.read_transcript(work.file.path, start=work.start, session_id=work.file.session_id)
+        t = claude_code.read_transcript(work.file.path, start=work.start, session_id=_sid(work.file))
     except MemgitError:
         return 0, None
     return extractor.estimate(redact_transcript(t, cfg.extra_redact_patterns), cfg, project=work.file.project_dir)
@@ -441,8 +463,7 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
     ensure_repo(cfg)
     with sync_lock(cfg.state_dir, wait=opts.wait, on_wait=on_wait):
         _log_to_state_dir(cfg.state_dir)
-        gate = lambda blobs: redact.gate(blobs, cfg.extra_redact_patterns)  # noqa: E731
-        with MemoryRepo.open(cfg.repo_path, author=cfg.author, gate=gate) as repo:
+        with MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
             led = ledger_mod.load(repo, cfg.state_dir)
             files = claude_code.discover(claude_code.projects_dir(cfg.claude_root))
             work = select(files, led, cfg, opts, now=now)
@@ -459,7 +480,7 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             result = SyncResult(str(cfg.repo_path), dry_run=opts.dry_run, extractor=name)
             if opts.dry_run:
                 for w in work:
-                    planned = SessionResult(f"{claude_code.AGENT}/{w.file.session_id}", "planned", w.file.project_dir,
+                    planned = SessionResult(w.file.key, "planned", safe_name(w.file.project_dir),
                                             start=w.start, end=w.file.size, reason=w.why)
                     if not heuristic_run:
                         planned.tokens, planned.cost = _estimate(extract, w, cfg)
@@ -468,6 +489,7 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             if work:
                 if repo.record_edits():
                     result.commits += 1
+                result.warnings += _refused_warnings(repo.refused_edits)
                 if not heuristic_run:
                     from . import llm
 
@@ -486,6 +508,13 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
                 raise LLMError(f"{state.stop} (the session that met it is recorded as failed: once fixed, run "
                                f"memgit sync --retry-failed{f'; {left} more left pending' if left else ''})")
             return result
+
+
+def _refused_warnings(refused: dict[str, str]) -> list[str]:
+    """What a person wrote into the worktree that memgit will not commit, and why."""
+    return [f"not committed: {path} holds what looks like a secret ({found}); remove the value (or, if it is "
+            "not a secret, add a pattern to [redact] allow) and the next sync commits the file"
+            for path, found in sorted(refused.items())]
 
 
 def _extractor_name(cfg: Config) -> str:
@@ -517,6 +546,7 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
         log.error("consolidation failed: %s", e.message)
         result.consolidation_error = e.message
     result.commits += len(result.consolidated)
+    result.warnings += [w for w in _refused_warnings(repo.refused_edits) if w not in result.warnings]
     moved |= {c.branch for c in result.consolidated}
     if moved:
         context.refresh(repo, cfg, moved)

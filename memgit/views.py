@@ -54,7 +54,7 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
     failed = led.failed()
     projects: dict[str, ProjectStatus] = {}
     for file in files:
-        key = f"{claude_code.AGENT}/{file.session_id}"
+        key = file.key
         row = projects.setdefault(file.project_dir, ProjectStatus(file.project_dir))
         row.on_disk += 1
         last = led.last(key)

@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from memgit.core.names import safe_name
 from memgit.errors import TranscriptError
 from memgit.model import AGENT_CLAUDE_CODE, Transcript
 from memgit.sources.claude_records import RecordParser, utc
@@ -25,6 +26,17 @@ class SessionFile:
     project_dir: str  # the folder under projects/ (an encoded cwd, never decoded)
     size: int
     mtime: float
+
+    @property
+    def key(self) -> str:
+        """The ledger's name for the session: `claude-code/<id>`, the id replaced by a stable
+        stand-in when it cannot be written into git as it is (see memgit.core.names)."""
+        return f"{AGENT}/{safe_name(self.session_id)}"
+
+    @property
+    def source(self) -> str:
+        """Where it was read from, as the ledger writes it: `<folder>/<file>`, each part safe."""
+        return f"{safe_name(self.project_dir)}/{safe_name(self.path.name)}"
 
 
 def projects_dir(claude_root: Path) -> Path:

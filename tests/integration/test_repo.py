@@ -185,6 +185,19 @@ def test_record_edits_goes_through_the_gate(repo):
     assert repo.head("main") == before
 
 
+def test_a_file_holding_a_secret_is_left_out_of_recorded_edits_and_reported(repo):
+    key = "ghp_" + "Zx9Qw3Er7Ty1Ui5Op2As6Df0Gh4Jk8Lm3Nb7V"[:36]  # built here: no real-looking secret in the file
+    (repo.path / "notes").mkdir(exist_ok=True)
+    (repo.path / "notes" / "creds.md").write_text(f"deploy with\ntoken = {key}\n")
+    (repo.path / "notes" / "todo.md").write_text("Prefer small pull requests.\n")
+    sha = repo.record_edits()
+    assert repo.changed_paths(sha) == ["notes/todo.md"]
+    assert repo.refused_edits == {"notes/creds.md": "github_token in line 2"}
+    assert key not in git(repo.path, "log", "-p", "--all")
+    assert (repo.path / "notes" / "creds.md").exists()  # left for the person to fix, reported again
+    assert repo.record_edits() is None and "notes/creds.md" in repo.refused_edits
+
+
 def test_stale_expected_head_raises_conflict(repo):
     with MemoryRepo.open(repo.path, author=AUTHOR) as other:
         seen = other.head("main")
@@ -243,7 +256,8 @@ def test_gate_refusal_writes_no_object(repo):
     with pytest.raises(SecretFound):
         repo.commit("main", {"notes/leak.md": b"AKIAIOSFODNN7EXAMPLE\n"}, "extract(main): leak")
     assert loose_objects(repo) == before
-    assert seen == [{"notes/leak.md": b"AKIAIOSFODNN7EXAMPLE\n", "<commit message>": b"extract(main): leak\n"}]
+    assert seen == [{"notes/leak.md": b"AKIAIOSFODNN7EXAMPLE\n", "<commit message>": b"extract(main): leak\n",
+                     "<branch name>": b"main", "<file names>": b"notes/leak.md"}]
     assert status(repo) == ""
 
 

@@ -91,7 +91,7 @@ def test_planted_secrets_appear_in_no_object(claude_projects, memory_path, memgi
     assert not [kind for kind, (_t, value) in secrets.items() if value in cache]
 
 
-def test_a_secret_a_person_writes_into_the_worktree_is_refused_by_the_gate(claude_projects, memory_path, memgit_cli):
+def test_a_secret_a_person_writes_into_the_worktree_is_left_out_and_reported(claude_projects, memory_path, memgit_cli):
     memgit_cli("init")
     token = "ghp_" + A36
     (memory_path / "notes").mkdir()
@@ -99,8 +99,10 @@ def test_a_secret_a_person_writes_into_the_worktree_is_refused_by_the_gate(claud
     w = SessionWriter(session_id("gate"), "/home/demo/dev/vault").user("Always run the linter first.")
     age(w.write(claude_projects))
     result = memgit_cli("sync")
-    assert result.exit_code == 6
-    assert "notes/deploy.md:1" in result.stderr and token not in result.stderr
+    assert result.exit_code == 0, result.output  # never a silent block: the sessions go on
+    assert "not committed: notes/deploy.md holds what looks like a secret (github_token in line 1)" in result.output
+    assert token not in result.output
+    assert "extract(vault)" in git(memory_path, "log", "--all", "--format=%s")
     objects = subprocess.run(["git", "-C", str(memory_path), "cat-file", "--batch-all-objects", "--batch"],
                              capture_output=True, check=True).stdout.decode("utf-8", "replace")
     assert token not in objects
