@@ -202,6 +202,8 @@ def count_pending(index: dict, branch: str | None, *, session_id: str | None, tr
     """
     from fnmatch import fnmatch
 
+    from .core.names import STAND_IN, stand_in
+
     root = index["claude_projects"]
     folders = {os.path.join(root, name) for name in index["project_folders"].get(branch or "", ())}
     if transcript_path:
@@ -215,6 +217,9 @@ def count_pending(index: dict, branch: str | None, *, session_id: str | None, tr
         if any(fnmatch(name, p) for p in index["exclude"]):
             continue
         unread = index["unread"].get(name)
+        if unread is None:
+            unread = index["unread"].get(stand_in(name))
+        odd = unread is not None and any(sid.startswith(STAND_IN) for sid in unread)  # names written as stand-ins
         try:
             entries = list(os.scandir(folder))
         except OSError:
@@ -230,7 +235,7 @@ def count_pending(index: dict, branch: str | None, *, session_id: str | None, tr
             age = now - st.st_mtime
             if max_age > 0 and age > max_age:
                 continue
-            if unread is None or sid in unread or st.st_mtime > index["built_at"]:
+            if unread is None or sid in unread or (odd and stand_in(sid) in unread) or st.st_mtime > index["built_at"]:
                 pending += 1
                 eligible += age >= min_idle
     return pending, eligible
@@ -479,6 +484,7 @@ def _unread(repo, cfg, now: float) -> tuple[dict, dict]:
     """{folder: {session: processed end}} of the transcripts inside the age window with unread bytes,
     and {branch: [folders its sessions came from]}."""
     from . import ledger as ledger_mod
+    from .core.names import safe_name
     from .errors import TranscriptError
     from .sources import claude_code
 
@@ -488,13 +494,13 @@ def _unread(repo, cfg, now: float) -> tuple[dict, dict]:
     except TranscriptError:
         files = []
     unread: dict[str, dict[str, int]] = {}
-    for file in files:
-        folder = unread.setdefault(file.project_dir, {})
+    for file in files:  # names as the ledger writes them: a secret in a folder name stays out of the cache
+        folder = unread.setdefault(safe_name(file.project_dir), {})
         if cfg.max_age_days > 0 and now - file.mtime > cfg.max_age_days * 86400:
             continue
         end = led.processed_end(file.key)
         if file.size != end:
-            folder[file.session_id] = end
+            folder[file.key.split("/", 1)[1]] = end
     folders: dict[str, set[str]] = {}
     for entry in led.entries:
         folders.setdefault(entry.branch, set()).add(entry.source.split("/", 1)[0])

@@ -196,7 +196,7 @@ def log_failure(env, event: str, error: BaseException) -> None:
 def log_line(env, event: str, message: str) -> None:
     """Append one line to the hook log; when even that fails (a full disk), stderr gets it."""
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    line = f"{stamp} {event or '-'} pid {os.getpid()}: {message}\n"
+    line = f"{stamp} {event or '-'} pid {os.getpid()}: {_safe(message)}\n"
     path = env.get("MEMGIT_HOOK_LOG") or os.path.join(_log_dir(env), HOOK_LOG)
     try:
         _append(path, line.encode("utf-8", "replace"))
@@ -206,6 +206,16 @@ def log_line(env, event: str, message: str) -> None:
             sys.stderr.flush()
         except (OSError, ValueError):
             pass
+
+
+def _safe(message: str) -> str:
+    """The message as it may be written to disk: secrets redacted, control characters escaped."""
+    try:
+        from .core.names import safe_text
+
+        return safe_text(message)
+    except Exception:  # noqa: BLE001 - whatever broke, the line is still written, without what it cannot vouch for
+        return "(message withheld: it could not be checked for secrets)"
 
 
 def _append(path: str, data: bytes) -> None:

@@ -187,6 +187,9 @@ class _Run:
     def clean(self, text: str) -> str:
         return safe_text(text, self.cfg.extra_redact_patterns)
 
+    def redact(self, text: str) -> str:
+        return redact.redact(text, self.cfg.extra_redact_patterns)
+
     def in_project(self, file: SessionFile, name: str) -> bool:
         """True when a session belongs to project `name` (its slug, its name, or its folder under projects/)."""
         if fnmatch(file.project_dir, name) or name in file.project_dir:
@@ -229,7 +232,8 @@ class _Run:
         key = work.file.key
         prep = _Prepared(work, key, end=max(work.file.size, work.start))
         try:
-            t = claude_code.read_transcript(work.file.path, start=work.start, session_id=_sid(work.file))
+            t = claude_code.read_transcript(work.file.path, start=work.start, session_id=_sid(work.file),
+                                            clean=self.redact)
             prep.end = t.end
             if t.end <= work.start and self.ledger.processed_end(key) >= 0 and work.why != "redo":
                 prep.done = SessionResult(key, "none", start=work.start, end=t.end, reason="nothing new")
@@ -436,7 +440,8 @@ def _extractor(cfg: Config):
 def _estimate(extractor, work: Work, cfg: Config) -> tuple[int, float | None]:
     """Tokens an LLM extraction of `work` would send, and its estimated cost; (0, None) when unreadable."""
     try:
-        t = claude_code.read_transcript(work.file.path, start=work.start, session_id=_sid(work.file))
+        t = claude_code.read_transcript(work.file.path, start=work.start, session_id=_sid(work.file),
+                                        clean=lambda text: redact.redact(text, cfg.extra_redact_patterns))
     except MemgitError:
         return 0, None
     return extractor.estimate(redact_transcript(t, cfg.extra_redact_patterns), cfg, project=work.file.project_dir)
@@ -567,6 +572,18 @@ def ensure_repo(cfg: Config):
     MemoryRepo.init(cfg.repo_path, repo_template_files(), author=cfg.author).close()
 
 
+class _SafeRecords(logging.Filter):
+    """What reaches sync.log is redacted like everything else memgit writes (a traceback quotes the
+    line that failed, an LLM error may quote the request)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = safe_text(record.getMessage()), ()
+        if record.exc_info:
+            record.exc_text = safe_text(logging.Formatter().formatException(record.exc_info))
+            record.exc_info = None
+        return True
+
+
 def _log_to_state_dir(state_dir: Path) -> None:
     """Send tracebacks of failed sessions and the LLM calls to .git/memgit/sync.log (once per process)."""
     target = str((state_dir / "sync.log").absolute())
@@ -580,6 +597,7 @@ def _log_to_state_dir(state_dir: Path) -> None:
     state_dir.mkdir(parents=True, exist_ok=True)
     handler = logging.FileHandler(target, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    handler.addFilter(_SafeRecords())
     handler._memgit = True
     for logger in loggers:
         logger.addHandler(handler)

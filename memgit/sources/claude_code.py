@@ -10,7 +10,7 @@ from pathlib import Path
 from memgit.core.names import safe_name
 from memgit.errors import TranscriptError
 from memgit.model import AGENT_CLAUDE_CODE, Transcript
-from memgit.sources.claude_records import RecordParser, utc
+from memgit.sources.claude_records import Clean, RecordParser, utc
 from memgit.sources.jsonl import JsonlRange
 
 AGENT = AGENT_CLAUDE_CODE
@@ -82,13 +82,15 @@ def discover(projects_dir: Path) -> list[SessionFile]:
     return found
 
 
-def read_transcript(path: Path, *, start: int = 0, session_id: str | None = None) -> Transcript:
+def read_transcript(path: Path, *, start: int = 0, session_id: str | None = None,
+                    clean: Clean | None = None) -> Transcript:
     """Read a main transcript from byte `start` to its last complete line, subagents folded in.
 
     Args:
         path: the session's main `.jsonl` file.
         start: where the previous read ended (0 for the whole file).
         session_id: the ledger key; the file name without ".jsonl" when not given.
+        clean: redacts a long text before it is cut (built-in rules when not given).
 
     Returns:
         The transcript of that byte range: `start`/`end` say what was consumed, folded subagent
@@ -100,7 +102,7 @@ def read_transcript(path: Path, *, start: int = 0, session_id: str | None = None
     path = Path(path)
     stem = path.name[:-6] if path.name.endswith(".jsonl") else path.stem
     try:
-        parser, records = _parse(path, start, sidechain=False)
+        parser, records = _parse(path, start, sidechain=False, clean=clean)
     except OSError as e:
         raise TranscriptError(f"cannot read transcript {path}: {e.strerror or e}; is it still there?") from e
     transcript = Transcript(
@@ -113,7 +115,7 @@ def read_transcript(path: Path, *, start: int = 0, session_id: str | None = None
     # An empty parent folds nothing: its leftover subagent files are orphans.
     sweep = start == 0 and parser.records > 0
     for sub_path in _subagent_files(path, stem, parser.agent_ids, sweep=sweep):
-        _fold(transcript, sub_path)
+        _fold(transcript, sub_path, clean)
     return transcript
 
 
@@ -174,9 +176,9 @@ def _old_layout_files(project: Path, session_id: str) -> list[Path]:
     return matches
 
 
-def _parse(path: Path, start: int, *, sidechain: bool) -> tuple[RecordParser, JsonlRange]:
+def _parse(path: Path, start: int, *, sidechain: bool, clean: Clean | None = None) -> tuple[RecordParser, JsonlRange]:
     """Feed the records of `path` from byte `start` to a parser."""
-    parser = RecordParser(sidechain=sidechain)
+    parser = RecordParser(sidechain=sidechain, clean=clean)
     with open(path, "rb") as f:
         records = JsonlRange(f, start)
         for record in records:
@@ -184,10 +186,10 @@ def _parse(path: Path, start: int, *, sidechain: bool) -> tuple[RecordParser, Js
     return parser, records
 
 
-def _fold(transcript: Transcript, sub_path: Path) -> None:
+def _fold(transcript: Transcript, sub_path: Path, clean: Clean | None = None) -> None:
     """Append a subagent file's turns to the transcript, unless it is start-up warm-up noise."""
     try:
-        parser, records = _parse(sub_path, 0, sidechain=True)
+        parser, records = _parse(sub_path, 0, sidechain=True, clean=clean)
     except OSError:  # a subagent file that vanished does not make the session unreadable
         return
     turns = parser.finish()

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Callable
 
+Clean = Callable[[str], str]
 from memgit.model import ToolCall, Turn
 
 OUTPUT_HEAD = OUTPUT_TAIL = 1500  # kept of each tool output
@@ -26,8 +27,9 @@ HARNESS_PREFIXES = ("<local-command-stdout>", "<local-command-stderr>", "<bash-s
 class RecordParser:
     """Turn the records of one file, in order, into turns and session metadata."""
 
-    def __init__(self, *, sidechain: bool):
+    def __init__(self, *, sidechain: bool, clean: Clean | None = None):
         self.sidechain = sidechain
+        self.clean = clean or _redact  # applied to a long text before it is cut (see _trim)
         self.turns: list[Turn | None] = []  # None: a queued prompt that later arrived for real
         self.messages: dict[str, Turn] = {}  # message.id -> its assistant turn
         self.calls: dict[str, ToolCall] = {}  # tool_use id -> call
@@ -138,7 +140,7 @@ class RecordParser:
             return "command", "!" + _between(text, "bash-input").strip()
         if "<" in text:
             text = _strip_tags(text, INJECTED_TAGS).strip()
-        return ("prompt", _trim(text, PROMPT_HEAD, PROMPT_TAIL)) if text else None
+        return ("prompt", _trim(text, PROMPT_HEAD, PROMPT_TAIL, self.clean)) if text else None
 
     def _queue(self, record: dict[str, Any]) -> None:
         if record.get("operation") != "enqueue":
@@ -178,7 +180,7 @@ class RecordParser:
             elif kind == "tool_use":
                 raw = block.get("input")
                 call = ToolCall(id=str(block.get("id") or ""), name=str(block.get("name") or ""),
-                                input=_trim_value(raw) if isinstance(raw, dict) else {})
+                                input=_trim_value(raw, self.clean) if isinstance(raw, dict) else {})
                 turn.tool_calls.append(call)
                 if call.id:
                     self.calls[call.id] = call
@@ -191,7 +193,7 @@ class RecordParser:
         call = self.calls.get(use_id) if isinstance(use_id, str) else None
         if call is None:  # its tool_use is before this range, or never was
             return
-        call.output = _tool_output(block.get("content"))
+        call.output = _tool_output(block.get("content"), self.clean)
         call.is_error = block.get("is_error") is True
         call.answered = True
 
@@ -209,28 +211,42 @@ class RecordParser:
 # -- text helpers ----------------------------------------------------------------------------
 
 
-def _trim(text: str, head: int, tail: int) -> str:
-    """Keep the head and the tail of a long text, saying how much was cut."""
+def _redact(text: str) -> str:
+    from memgit import redact
+
+    return redact.redact(text)
+
+
+def _trim(text: str, head: int, tail: int, clean: Clean = _redact) -> str:
+    """Keep the head and the tail of a long text, saying how much was cut.
+
+    The whole text is redacted first: a secret across the cut (a private key whose BEGIN line is
+    kept and END line dropped) would no longer be recognisable in either half.
+    """
+    size = len(text)
+    if size <= head + tail:
+        return text
+    text = clean(text)
     size = len(text)
     if size <= head + tail:
         return text
     return f"{text[:head]}\n…[{size - head - tail} chars trimmed]…\n{text[size - tail:]}"
 
 
-def _trim_value(value: Any, depth: int = 0) -> Any:
+def _trim_value(value: Any, clean: Clean = _redact, depth: int = 0) -> Any:
     """Bound every string inside a tool input (Write content, Edit strings, …)."""
     if isinstance(value, str):
-        return _trim(value, INPUT_HEAD, INPUT_TAIL)
+        return _trim(value, INPUT_HEAD, INPUT_TAIL, clean)
     if depth > INPUT_DEPTH and isinstance(value, dict | list):
         return "[nested]"
     if isinstance(value, dict):
-        return {k: _trim_value(v, depth + 1) for k, v in value.items()}
+        return {k: _trim_value(v, clean, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [_trim_value(v, depth + 1) for v in value]
+        return [_trim_value(v, clean, depth + 1) for v in value]
     return value
 
 
-def _tool_output(content: Any) -> str:
+def _tool_output(content: Any, clean: Clean = _redact) -> str:
     """The text of a tool_result: strings kept, images replaced by a placeholder, trimmed."""
     if isinstance(content, list):
         parts = []
@@ -247,7 +263,7 @@ def _tool_output(content: Any) -> str:
         content = _strip_tags(content, ("system-reminder",))
     if MEMGIT_MARKER in content:  # `memgit context` run by the agent: our own memory, not evidence
         content = _strip_tags(content, ("memgit-context",))
-    return _trim(content.strip(), OUTPUT_HEAD, OUTPUT_TAIL)
+    return _trim(content.strip(), OUTPUT_HEAD, OUTPUT_TAIL, clean)
 
 
 def _between(text: str, tag: str) -> str:
