@@ -189,6 +189,47 @@ def status(repo_path, as_json) -> None:
 
 
 @cli.command()
+@click.option("--no-caches", is_flag=True, help="Leave out the derived files under .git/memgit.")
+@repo_option
+@json_option
+def scan(no_caches, repo_path, as_json) -> None:
+    """Look for secrets in the whole memory repository: every object of its history (reachable or
+    not), branch and ref names, reflogs, its config and the caches under .git/memgit. Prints each
+    finding's kind and place, never the value; exits 6 when there is one.
+
+    \b
+    To remove a secret from the history (it is not in the files any more, but git keeps every
+    version; a remote that was pushed to has it too):
+      1. remove or reword it where it is now (the file, or let memgit rewrite the note);
+      2. rewrite the history, e.g. with git-filter-repo (pip install git-filter-repo):
+           git -C REPO filter-repo --force --replace-text FILE
+         where FILE holds one line `THE-VALUE==>[REDACTED]` per secret (it rewrites files,
+         names and commit messages on every branch);
+      3. drop what the old history left behind:
+           git -C REPO reflog expire --expire=now --all && git -C REPO gc --prune=now
+           rm -rf REPO/.git/memgit/ledger.pickle REPO/.git/memgit/context REPO/.git/memgit/memory
+         (caches memgit rebuilds), then run `memgit scan` again;
+      4. revoke the secret where it was issued, and force-push every remote that had it.
+
+    Example: memgit scan --json
+    """
+    from . import config
+    from .errors import SecretFound
+    from .repo import MemoryRepo
+    from .store import scan as scan_mod
+
+    cfg = config.load(repo_path=repo_path)
+    with MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
+        found = scan_mod.scan(repo, cfg.extra_redact_patterns, caches=not no_caches)
+    text = "\n".join(f"secret: {f.describe()}" for f in found)
+    text += ("\n" if text else "") + (f"{len(found)} possible secret(s) found; see `memgit scan --help` to remove "
+                                        "them" if found else f"no secret found ({cfg.repo_path})")
+    _emit(as_json, {"ok": not found, "repo": str(cfg.repo_path), "findings": [asdict(f) for f in found]}, text)
+    if found:
+        sys.exit(SecretFound.exit_code)
+
+
+@cli.command()
 @click.option("--project", help="Only this project's branch (slug or projects/<slug>).")
 @click.option("-n", "limit", type=click.IntRange(min=1), default=20, show_default=True, help="How many commits.")
 @repo_option

@@ -57,6 +57,16 @@ class CommitInfo(NamedTuple):  # a tuple: the ledger reads 10k of them cold
     time: int  # commit time, unix seconds
 
 
+class StoredObject(NamedTuple):
+    sha: str
+    kind: str  # blob, commit, tree, tag
+    data: bytes  # a blob's content, a commit's message, a tree's entry names (one per line)
+    tree: str = ""  # of a commit
+    parents: tuple[str, ...] = ()  # of a commit
+    time: int = 0  # of a commit
+    entries: tuple[tuple[bytes, int, str], ...] = ()  # of a tree: (name, mode, sha)
+
+
 class MemoryRepo:
     """A memgit repository on disk (normally non-bare, with `main` checked out)."""
 
@@ -141,6 +151,33 @@ class MemoryRepo:
 
     def branches(self) -> dict[str, str]:
         return {k.decode(): v.decode() for k, v in self._repo.refs.as_dict(b"refs/heads").items()}
+
+    def objects(self) -> Iterator[StoredObject]:
+        """Every object in the store, reachable or not (packs and loose), for a full scan."""
+        store = self._repo.object_store
+        for sha in store:
+            try:
+                obj = store[sha]
+            except (KeyError, ValueError, OSError):
+                continue  # a torn loose object: `git fsck` reports it, the scan reads the rest
+            if isinstance(obj, Blob):
+                yield StoredObject(sha.decode(), "blob", obj.data)
+            elif isinstance(obj, Commit):
+                yield StoredObject(sha.decode(), "commit", obj.message, obj.tree.decode(),
+                                   tuple(p.decode() for p in obj.parents), obj.commit_time)
+            elif isinstance(obj, Tree):
+                yield StoredObject(sha.decode(), "tree", b"\n".join(e.path for e in obj.iteritems()),
+                                   entries=tuple((e.path, e.mode, e.sha.decode()) for e in obj.iteritems()))
+            else:
+                yield StoredObject(sha.decode(), obj.type_name.decode(), obj.as_raw_string())
+
+    def refs(self) -> dict[str, str]:
+        """Every ref (branches, tags, anything else) and where it points."""
+        return {k.decode("utf-8", "surrogateescape"): v.decode() for k, v in self._repo.refs.as_dict().items()}
+
+    @property
+    def git_dir(self) -> Path:
+        return Path(self._repo.controldir())
 
     def head(self, branch: str) -> str | None:
         sha = self._head(branch)

@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 
 from . import ledger as ledger_mod
 from .config import Config
+from .core.names import safe_name
 from .errors import MemgitError, NotARepo
 from .ledger import parse_subject, parse_trailers
 from .sources import claude_code
@@ -82,7 +83,8 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
 
 
 def _row(r: ProjectStatus) -> dict:
-    return {"project_dir": r.project_dir, "branches": r.branches, "on_disk": r.on_disk, "processed": r.processed,
+    # shown as the ledger names it: a folder named after a token is not printed (see core.names)
+    return {"project_dir": safe_name(r.project_dir), "branches": r.branches, "on_disk": r.on_disk, "processed": r.processed,
             "pending": r.pending, "waiting": r.waiting, "failed": r.failed, "last_sync": r.last_sync}
 
 

@@ -37,10 +37,12 @@ def plain(name: str, extra_patterns: Sequence[str] = ()) -> bool:
         return True
     from .. import redact
 
-    return (
-        bool(name) and len(name) <= MAX_NAME and name.isprintable() and name == name.strip()
-        and "  " not in name and not redact.find_secrets(name, extra_patterns)
-    )
+    if not (name and len(name) <= MAX_NAME and name.isprintable() and name == name.strip() and "  " not in name):
+        return False
+    # Claude Code turns every other character of a cwd into '-': a token in a folder name follows
+    # a dash, where a rule that wants a word boundary would not look. Each part is checked alone too.
+    starts = [0] + [i + 1 for i, c in enumerate(name) if c in "-./ " and i + 1 < len(name)]
+    return not any(redact.find_secrets(name[i:], extra_patterns) for i in starts)
 
 
 def safe_name(name: str, extra_patterns: Sequence[str] = ()) -> str:
