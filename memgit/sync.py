@@ -517,8 +517,8 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
 
 def _refused_warnings(refused: dict[str, str]) -> list[str]:
     """What a person wrote into the worktree that memgit will not commit, and why."""
-    return [f"not committed: {path} holds what looks like a secret ({found}); remove the value (or, if it is "
-            "not a secret, add a pattern to [redact] allow) and the next sync commits the file"
+    return [f"not committed: {safe_text(path)} holds what looks like a secret ({found}); remove the value (or, if "
+            "it is not a secret, add a pattern to [redact] allow) and the next sync commits the file"
             for path, found in sorted(refused.items())]
 
 
