@@ -1,0 +1,137 @@
+"""Gitleaks' rule set, vendored as data (`gitleaks.toml`, MIT; see NOTICE.md), turned into `Rule`s.
+
+Each rule is honoured as gitleaks runs it: its keywords gate it, its secret is the `secretGroup`
+or the first non-empty group, a secret at or under its `entropy` is dropped, and so is one that its
+allowlists or the global allowlist allow (regexes against the secret, the match or the line;
+stopwords in the secret). What needs a file path (path-only rules, allowlists by path or commit)
+cannot apply to transcript text and is left out; a rule whose pattern `re2.translate` cannot carry
+over faithfully is left out too (none in the vendored file; a test checks it).
+
+The semi-generic rules start with `[\\w.-]{0,50}?`, the name around their keyword. That lazy
+prefix decides nothing but where the match starts, and it would make `re` try fifty widths at
+every byte; it is dropped from the pattern and the name is read back from the text when an
+allowlist needs the whole match.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from .judge import is_placeholder, shannon_entropy
+from .re2 import scoped, translate
+from .rule import Rule, Span
+
+GENERIC = "generic-api-key"  # the catch-all: it runs after memgit's own assignment rules
+_NAME_PREFIX = re.compile(r"^((?:\(\?i\)|\(\?i:)*)\[\\w\.-\]\{0,50\}\?")
+_NAME_CHARS = re.compile(rb"[\w.-]{0,100}\Z")
+
+
+@dataclass(frozen=True, slots=True)
+class Allowlist:
+    target: str  # "secret", "match" or "line": what the regexes are tried on
+    regexes: re.Pattern[bytes] | None  # all of them joined, like gitleaks does
+    stopwords: tuple[str, ...]  # lowercase; a secret holding one is allowed
+
+    def allows(self, secret: bytes, match: bytes, line: bytes) -> bool:
+        target = {"secret": secret, "match": match, "line": line}[self.target]
+        if self.regexes is not None and self.regexes.search(target):
+            return True
+        low = secret.decode("utf-8", "replace").lower()
+        return _holds_stopword(self.stopwords, low)
+
+
+@lru_cache(maxsize=None)
+def _stopword_pattern(stopwords: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(w) for w in sorted(stopwords, key=len, reverse=True)))
+
+
+def _holds_stopword(stopwords: tuple[str, ...], low: str) -> bool:
+    return bool(stopwords) and _stopword_pattern(stopwords).search(low) is not None
+
+
+def _allowlist(entry: dict) -> Allowlist | None:
+    """An allowlist as data, or None when it depends on paths or commits (memgit has neither)."""
+    needs_path = bool(entry.get("paths") or entry.get("commits"))
+    if needs_path and (entry.get("condition") == "AND" or not (entry.get("regexes") or entry.get("stopwords"))):
+        return None
+    regexes = [scoped(translate(r)) for r in entry.get("regexes", ())]
+    joined = re.compile("|".join(regexes).encode()) if regexes else None
+    return Allowlist(entry.get("regexTarget", "secret"), joined,
+                     tuple(w.lower() for w in entry.get("stopwords", ())))
+
+
+def _judge(rule: dict, allowlists: tuple[Allowlist, ...], name_prefix: bool):
+    """The function that turns a match of this rule into the span of its secret, or None."""
+    group = rule.get("secretGroup", 0)
+    entropy = float(rule.get("entropy", 0.0))
+
+    def judge(m: re.Match[bytes], raw: bytes) -> Span | None:
+        if group and m.re.groups >= group:
+            span = m.span(group)
+        else:
+            span = next((m.span(i) for i in range(1, m.re.groups + 1) if m.start(i) < m.end(i)), m.span())
+        if span[0] < 0 or span[0] >= span[1]:
+            return None
+        secret = raw[span[0] : span[1]]
+        text = secret.decode("utf-8", "replace")
+        if entropy and shannon_entropy(text) <= entropy:
+            return None
+        if is_placeholder(text):
+            return None
+        start, end = m.span()
+        if name_prefix:
+            start -= len(_NAME_CHARS.search(raw, max(0, start - 100), start).group())  # type: ignore[union-attr]
+        newline = raw.find(b"\n", end)
+        match = raw[start:end]
+        line = raw[raw.rfind(b"\n", 0, start) + 1 : len(raw) if newline < 0 else newline]
+        for allowlist in (*_global_allowlists(), *allowlists):
+            if allowlist.allows(secret, match, line):
+                return None
+        return span
+
+    return judge
+
+
+@lru_cache(maxsize=1)
+def _config() -> dict:
+    text = resources.files(__package__).joinpath("gitleaks.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+@lru_cache(maxsize=1)
+def _global_allowlists() -> tuple[Allowlist, ...]:
+    entry = _allowlist(_config().get("allowlist", {}))
+    return (entry,) if entry else ()
+
+
+def _rule(entry: dict) -> Rule | None:
+    """One gitleaks rule as a `Rule`, or None if it cannot run on text without a path."""
+    if "regex" not in entry:
+        return None  # path-only: flags a file by its name
+    try:
+        source = translate(entry["regex"])
+        allowlists = tuple(a for a in map(_allowlist, entry.get("allowlists", ())) if a)
+    except ValueError:
+        return None
+    prefixed = _NAME_PREFIX.search(source)
+    if prefixed:
+        source = prefixed.group(1) + source[prefixed.end():]
+        source = _NAME_PREFIX.sub(lambda p: p.group(1), source, count=1)  # the inner one of a (?i:...) rule
+    keywords = tuple(dict.fromkeys(k.lower() for k in entry.get("keywords", ())))
+    return Rule(entry["id"].replace("-", "_"), keywords, source, _judge(entry, allowlists, bool(prefixed)))
+
+
+@lru_cache(maxsize=1)
+def rules() -> tuple[Rule, ...]:
+    """Every gitleaks rule that applies to text, in the vendored file's order, the generic one last."""
+    entries = sorted(_config()["rules"], key=lambda e: e["id"] == GENERIC)
+    return tuple(r for r in map(_rule, entries) if r is not None)
+
+
+def skipped() -> list[str]:
+    """The ids of the vendored rules that do not run on transcript text (path-only or untranslatable)."""
+    return [e["id"] for e in _config()["rules"] if _rule(e) is None]
