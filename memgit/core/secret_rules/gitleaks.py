@@ -108,6 +108,35 @@ def _global_allowlists() -> tuple[Allowlist, ...]:
     return (entry,) if entry else ()
 
 
+@lru_cache(maxsize=None)
+def _allowlists_of(rule_id: str) -> tuple[Allowlist, ...]:
+    [entry] = [e for e in _config()["rules"] if e["id"] == rule_id]
+    return tuple(a for a in map(_allowlist, entry.get("allowlists", ())) if a)
+
+
+def allows(rule_id: str, secret: bytes) -> bool:
+    """Whether gitleaks' allowlists (the rule's and the global one) allow `secret` for `rule_id`.
+
+    For memgit's own rules that cover the same ground as a gitleaks rule: the same known public
+    sample keys and stand-ins are kept.
+    """
+    return any(a.allows(secret, secret, secret) for a in (*_global_allowlists(), *_allowlists_of(rule_id)))
+
+
+@lru_cache(maxsize=1)
+def name_allowlist() -> re.Pattern[bytes]:
+    """Gitleaks' list of names that hold no secret (`public_token`, `csrf-token`, `key_length`, ...),
+    tried on a whole `name = value` match, as its generic-api-key rule does."""
+    [names] = [a for a in _allowlists_of(GENERIC) if a.target == "match" and a.regexes is not None]
+    return names.regexes  # type: ignore[return-value]
+
+
+@lru_cache(maxsize=1)
+def stopwords() -> frozenset[str]:
+    """The generic rule's stopwords: words and known published values that are no one's secret."""
+    return frozenset(w for a in _allowlists_of(GENERIC) for w in a.stopwords)
+
+
 def _rule(entry: dict) -> Rule | None:
     """One gitleaks rule as a `Rule`, or None if it cannot run on text without a path."""
     if "regex" not in entry:

@@ -16,6 +16,7 @@ _PLACEHOLDER_WORDS = frozenset(
     "required optional hidden dummy test sample masked omitted unset empty".split()
 )
 _PLACEHOLDER_PARTS = ("your", "example", "placeholder", "changeme", "redacted", "xxxx")
+_ALPHABET_RUNS = ("abcdefghij", "ABCDEFGHIJ")  # sk_abcdefghijklmnop...: a made-up value (case kept: AbCdEf... may be real)
 _PLACEHOLDER_START = ("<", "{", "%", "[", "!", "/", "~/", "./", "../", "${", "$(")
 _ENV_REF = re.compile(r"\$[A-Za-z_]\w*")  # $DB_PASSWORD
 _DOTTED_REF = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")  # self.token, process.env.KEY
@@ -37,8 +38,10 @@ def is_placeholder(value: str) -> bool:
     """Whether `value` stands for a secret (`<token>`, `${PW}`, `changeme`, `****`) rather than being one."""
     low = value.lower()
     return (
-        low in _PLACEHOLDER_WORDS
+        low.rstrip(":=") in _PLACEHOLDER_WORDS
         or any(part in low for part in _PLACEHOLDER_PARTS)
+        or any(run in value for run in _ALPHABET_RUNS)
+        or low.endswith("here")  # token_here, RANDOMSTRINGHERE
         or value.startswith(_PLACEHOLDER_START)
         or bool(_ENV_REF.fullmatch(value))
         or "://" in value

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from . import gitleaks
 from .judge import is_placeholder, looks_passphrase, looks_secret, shannon_entropy
 from .rule import Judge, Rule, Span
 
@@ -29,6 +30,20 @@ def _text(raw: bytes, start: int, end: int) -> str:
 def _span(m: re.Match[bytes], raw: bytes = b"") -> Span | None:
     """The `secret` group if the pattern has one, else the whole match."""
     return m.span("secret") if "secret" in m.re.groupindex else m.span()
+
+
+def _token(m: re.Match[bytes], raw: bytes) -> Span | None:
+    """The `secret` group (or the match) unless it is a stand-in: ghp_xxxx..., sk-...-your-key-here."""
+    span = _span(m)
+    return None if is_placeholder(_text(raw, *span)) else span
+
+
+def _google(m: re.Match[bytes], raw: bytes) -> Span | None:
+    """A Google API key, unless one of the public sample keys gitleaks knows, or a run of one letter."""
+    span = _token(m, raw)
+    if span is None or gitleaks.allows("gcp-api-key", raw[span[0] : span[1]]):
+        return None
+    return span if shannon_entropy(_text(raw, *span)) > 3.0 else None
 
 
 def _real_group(m: re.Match[bytes], raw: bytes) -> Span | None:
@@ -140,6 +155,8 @@ def _assignment(m: re.Match[bytes], raw: bytes) -> Span | None:
     if group == "bare" and raw[e : e + 1] in (b"(", b"["):
         return None  # a call or subscript: getpass(), os.environ["KEY"]
     value = _text(raw, s, e)
+    if gitleaks.name_allowlist().search(raw, name_start, e) or value.lower() in gitleaks.stopwords():
+        return None  # public_token, csrf-token, ...; values gitleaks knows are public
     password = word.lower().endswith(_PASSWORD_WORDS)
     if looks_secret(value, min_entropy=0.0 if password else 2.5):
         return s, e
@@ -171,7 +188,7 @@ def _prose(m: re.Match[bytes], raw: bytes) -> Span | None:
     return (s, e) if looks_secret(value, min_entropy=0.0 if password else 3.5) else None
 
 
-def _rule(kind: str, keywords: str, pattern: str, judge: Judge = _span, *, fold: bool = False,
+def _rule(kind: str, keywords: str, pattern: str, judge: Judge = _token, *, fold: bool = False,
           bounded: bool = True) -> Rule:
     return Rule(kind, tuple(keywords.split()), pattern, judge, fold=fold, bounded=bounded)
 
@@ -195,13 +212,13 @@ SPECIFIC: tuple[Rule, ...] = (
           rf"-----BEGIN[ A-Z0-9]{{0,20}}PRIVATE KEY(?: BLOCK)?-----(?:{_BREAK}|[ \t])*"
           rf"(?:[A-Za-z-]{{2,20}}:[^\r\n\\]*{_BREAK}(?:{_BREAK}|[ \t])*)*"
           rf"[A-Za-z0-9+/=]{{16}}(?:[\s\S]{{0,20000}}?{_PEM_END}|(?:[A-Za-z0-9+/=]|{_BREAK})*)",
-          bounded=False),
+          _span, bounded=False),
     # A key body whose BEGIN line is gone (a scrolled or truncated output): base64 lines, then END.
     _rule("private_key", "-----end", _PEM_END, _key_body_before, bounded=False),
     # PuTTY private key file: the lines after Private-Lines: are the key.
     _rule("private_key", "private-lines:",
           rf"private-lines:[ \t]*\d+{_BREAK}(?P<secret>(?:[a-z0-9+/=]{{4,80}}(?:{_BREAK}|$))+)",
-          fold=True, bounded=False),
+          _span, fold=True, bounded=False),
     # AWS access key id (AKIA long-term, ASIA temporary); the documentation's example ends in EXAMPLE.
     _rule("aws_access_key", "akia asia", r"(?:AKIA|ASIA)[A-Z0-9]{16}\b(?<!EXAMPLE)"),
     # AWS secret access key: 40 base64-ish chars, recognisable only next to its name
@@ -218,7 +235,8 @@ SPECIFIC: tuple[Rule, ...] = (
     # GitLab personal access token.
     _rule("gitlab_token", "glpat-", r"glpat-[\w-]{20,}"),
     # Slack bot/user/app tokens: the digits after the prefix keep out `xoxb-your-token`.
-    _rule("slack_token", "xox xapp-", r"(?:xox[abposr]-\d+-[A-Za-z0-9-]{8,}|xapp-\d-[A-Za-z0-9-]{10,})"),
+    _rule("slack_token", "xox xapp-",
+          r"(?:xox[abposr]-\d+-(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9-]{8,}|xapp-\d-[A-Za-z0-9-]{10,})"),
     # Slack incoming webhook: the path is the secret; the host stays readable.
     _rule("slack_webhook", "hooks.slack.com",
           r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[\w/-]{20,})", bounded=False),
@@ -236,13 +254,13 @@ SPECIFIC: tuple[Rule, ...] = (
     # digit and 20+ chars keep out sk-learn; no hyphen in the legacy run keeps out URL slugs.
     _rule("openai_key", "sk-",
           r"sk-(?:(?:proj|svcacct|admin)-(?=[\w-]*\d)[\w-]{20,}|(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{20,}\b)"),
-    # Google API key; Google OAuth client secret.
-    _rule("google_api_key", "aiza", r"AIza[\w-]{35}(?![\w-])"),
+    # Google API key (gitleaks' gcp-api-key allowlist: public sample keys); Google OAuth client secret.
+    _rule("google_api_key", "aiza", r"AIza[\w-]{35}(?![\w-])", _google),
     _rule("google_oauth_secret", "gocspx-", r"GOCSPX-[\w-]{28}(?![\w-])"),
     # Firebase Cloud Messaging server key.
     _rule("firebase_key", ":apa91b", r"AAAA[\w-]{7}:APA91b[\w-]{100,}", _random(3.5)),
-    # Hugging Face user access token.
-    _rule("huggingface_token", "hf_", r"hf_[A-Za-z0-9]{30,}\b"),
+    # Hugging Face user access token (34 characters; a longer run is a name: hf_requiredCharacteristic...).
+    _rule("huggingface_token", "hf_", r"hf_[A-Za-z0-9]{30,40}\b"),
     # npm access token.
     _rule("npm_token", "npm_", r"npm_[A-Za-z0-9]{36}\b"),
     # PyPI and TestPyPI API tokens: a macaroon whose prefix encodes the index's name.
