@@ -67,6 +67,32 @@ def _random(min_entropy: float) -> Judge:
     return judge
 
 
+def _telegram(m: re.Match[bytes], raw: bytes) -> Span | None:
+    """A Telegram bot token, alone or in an API URL (`/bot<token>/`), not the tail of a longer word."""
+    start = m.start()
+    if continues_word(raw, start) and raw[start - 3 : start].lower() != b"bot":
+        return None
+    return _random(3.0)(m, raw)
+
+
+def _curl_user(m: re.Match[bytes], raw: bytes) -> Span | None:
+    """`curl -u user:password`: the password, unless a variable or a stand-in."""
+    s, e = m.span("secret")
+    while e > s and raw[e - 1 : e] in b"\"'":
+        e -= 1
+    while s < e and raw[s : s + 1] in b"\"'":
+        s += 1
+    colon = raw.find(b":", s, e)
+    if colon < 0:
+        return None  # `-u user` alone: curl prompts for the password
+    value = _text(raw, colon + 1, e)
+    if len(value) < 4 or value.startswith(("$", "%", "{")) or is_placeholder(_text(raw, s, e)):
+        return None
+    if gitleaks.allows("curl-auth-user", raw[s:e]):
+        return None  # user:changeme, <user>:<password>, $(...):$(...): gitleaks' list of stand-ins
+    return colon + 1, e
+
+
 def _credential(m: re.Match[bytes], raw: bytes) -> Span | None:
     """A password given on a command line or in a credential file: the value, unless a stand-in."""
     s, e = m.span("secret")
@@ -162,7 +188,7 @@ def _assignment(m: re.Match[bytes], raw: bytes) -> Span | None:
         return s, e
     # A letters-only password, only where it is plainly one: quoted, or an env/YAML line's value.
     clearly = group == "quoted" or (
-        raw[e : e + 1] in (b"", b"\n", b"\r") and (m["sep"].strip() == ":" or (prefix + word).isupper())
+        raw[e : e + 1] in (b"", b"\n", b"\r") and (m["sep"].strip() == b":" or (prefix + word).isupper())
     )
     return (s, e) if password and clearly and looks_passphrase(value) else None
 
@@ -184,6 +210,8 @@ def _prose(m: re.Match[bytes], raw: bytes) -> Span | None:
     while e > s and raw[e - 1 : e] in b".,;:!?)":
         e -= 1
     value = _text(raw, s, e)
+    if "(" in value:
+        return None  # a call: "the token is makeToken()"
     password = m["kw"].lower().startswith(b"pass")
     return (s, e) if looks_secret(value, min_entropy=0.0 if password else 3.5) else None
 
@@ -276,7 +304,7 @@ SPECIFIC: tuple[Rule, ...] = (
     # Notion's older integration token (secret_ + 43 alphanumerics; the newer ntn_ is gitleaks').
     _rule("notion_token", "secret_", r"secret_[A-Za-z0-9]{43}\b", _random(3.5)),
     # Telegram bot token (the bot's id, a colon, 35 chars from AA).
-    _rule("telegram_token", ":aa", r"\d{6,12}:AA[\w-]{33}(?![\w-])", _random(3.0), bounded=True),
+    _rule("telegram_token", ":aa", r"\d{6,12}:AA[\w-]{33}(?![\w-])", _telegram, bounded=False),
     # Discord bot token: the bot id in base64, a timestamp, an HMAC; looked for where Discord is named.
     _rule("discord_token", "discord", r"[MNO][A-Za-z\d_-]{23,27}\.[\w-]{6,7}\.[\w-]{27,40}(?![\w-])",
           _random(3.5)),
@@ -309,13 +337,14 @@ SPECIFIC: tuple[Rule, ...] = (
     _rule("cli_password", "sshpass", rf"sshpass{_OPTS}[ \t]-p[ \t]*{_ARG}", _credential),
     _rule("cli_password", "docker podman",
           rf"(?:docker|podman)[ \t]+login\b{_OPTS}[ \t](?:-p|--password)(?:[ \t]+|=){_ARG}", _credential),
+    _rule("cli_password", "curl", rf"curl{_OPTS}[ \t](?:-u|--user)(?:[ \t]+|=){_ARG}", _curl_user),
     _rule("cli_password", "redis-cli", rf"redis-cli\b{_OPTS}[ \t](?:-a|--pass)[ \t]+{_ARG}", _credential),
     _rule("cli_password", "vault", r"vault[ \t]+login[ \t]+(?:-[\w-]+(?:=\S*)?[ \t]+)*(?:token=)?"
           r"(?P<secret>[A-Za-z0-9._-]{16,256})(?![\w.-])", _token_like),
     # Credential files: .netrc (machine ... login ... password X), .pgpass (host:port:db:user:password),
     # .npmrc (_auth=base64), docker's config.json ("auth": base64), kubeconfig (client-key-data).
     _rule("netrc_password", "machine default",
-          r"(?:machine[ \t]+\S{1,253}|default)(?:(?:\s|\\n){1,4}(?:login|account|port)[ \t]+\S{1,256}){0,3}"
+          r"(?:machine[ \t]+\S{1,253}|default)(?:(?:\s|\\n){1,4}(?:login|account|port)[ \t]+\S{1,256}){1,3}"
           r"(?:\s|\\n){1,4}password[ \t]+" + _ARG, _credential),
     _rule("pgpass_password", "pgpass",
           r"(?m)^[ \t]*[^\s:#]{1,253}:(?:\d{1,5}|\*):[^\s:]{1,63}:[^\s:]{1,63}:(?P<secret>\S{1,256})[ \t]*$",
@@ -347,9 +376,9 @@ GENERIC: tuple[Rule, ...] = (
     _rule("password_assignment", "pass",
           rf"""(?P<kw>pass(?:word|wd|phrase)?)(?!\w){_Q}[ \t]*(?:=>|:=|[:=])[ \t]*\\{{0,3}}(?P<q>["'])"""
           r"""(?P<secret>[A-Za-z][A-Za-z' -]{4,62}[A-Za-z])\\{0,3}(?P=q)""",
-          _spaced_password, bounded=False),
+          _spaced_password, fold=True, bounded=False),
     # A value named in prose: "the password is X", "my API key was X", "token: X" in a sentence.
     _rule("password_prose", "password passphrase passwd token secret api access private license",
-          r"(?P<kw>password|passphrase|passwd|token|secret|(?:api|access|secret|private|license)[ _-]?key)[ \t]+(?:is|was|would be|will be|=)[ \t]+"
+          r"(?P<kw>password|passphrase|passwd|token|secret|(?:api|access|secret|private|license)[ _-]?key)[ \t]+(?:is|was|would be|will be)[ \t]+"
           r"(?:set to[ \t]+)?[\"'`]?(?P<secret>[^\s\"'`]{6,256})", _prose, fold=True),
 )
