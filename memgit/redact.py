@@ -8,8 +8,9 @@ tokens, and redacting those would make memory useless.
 Speed: every rule has keywords and runs only where one occurs (gitleaks' prefilter). One pass
 finds all keywords in the lowercased bytes; then a rule whose matches start with a keyword is tried
 at those offsets alone, one whose matches contain one is searched in a window around them, and only
-the few others scan the whole text. Rules run over UTF-8 bytes (case-insensitive ones over the
-ASCII-lowercased copy, so offsets stay aligned).
+the few others scan the whole text (see `core/secret_rules/anchors.py`). Short texts, the common
+case, cost one automaton pass and a few anchored tries. Rules run over UTF-8 bytes (case-insensitive
+ones over the ASCII-lowercased copy, so offsets stay aligned).
 """
 
 from __future__ import annotations
@@ -37,9 +38,12 @@ class Finding:
     line: int  # 1-based
 
 
-def _matches(rule: Rule, target: bytes, offsets: list[int]) -> Iterator[re.Match[bytes]]:
-    """The rule's matches in `target`, tried only where its keywords put them (see the module doc)."""
+def _matches(rule: Rule, raw: bytes, lowered: bytes, offsets: list[int]) -> Iterator[re.Match[bytes]]:
+    """The rule's matches, tried only where its keywords (or anchors) put them (see the module doc)."""
     pattern, placement = rule.pattern, rule.placement
+    target = lowered if rule.fold else raw
+    if placement.anchors:
+        offsets = [m.start() for m in _anchor_pattern(placement.anchors).finditer(lowered)]
     if placement.mode == "at":
         after = -1
         for offset in offsets:
@@ -52,11 +56,19 @@ def _matches(rule: Rule, target: bytes, offsets: list[int]) -> Iterator[re.Match
         n, reach = len(target), placement.reach
         for lo, hi in _windows(offsets, reach, n):
             for m in pattern.finditer(target, lo, hi):
-                # a match cut short by the window's end (\b, $ there) must also be one in the whole text
-                if m.end() < hi or hi == n or (pattern.match(target, m.start()) or m).span() == m.span():
+                if m.end() < hi or hi == n:
                     yield m
-    else:
+                else:  # cut short by the window's end (\b, $ hold there): as the whole text reads it
+                    whole = pattern.match(target, m.start())
+                    if whole:
+                        yield whole
+    elif all(literal in lowered for literal in placement.required):  # e.g. ://, contribsys
         yield from pattern.finditer(target)
+
+
+@lru_cache(maxsize=64)
+def _anchor_pattern(anchors: tuple[bytes, ...]) -> re.Pattern[bytes]:
+    return re.compile(b"|".join(re.escape(a) for a in anchors))
 
 
 def _windows(offsets: list[int], reach: int, n: int) -> list[Span]:
@@ -107,7 +119,7 @@ def _builtin_spans(raw: bytes, allow: tuple[re.Pattern[str], ...]) -> list[tuple
         offsets = [o for k in rule.keywords for o in hits.get(k, ())]
         if len(rule.keywords) > 1:
             offsets.sort()
-        for m in _matches(rule, lowered if rule.fold else raw, offsets):
+        for m in _matches(rule, raw, lowered, offsets):
             if rule.bounded and continues_word(raw, m.start()):
                 continue
             span = rule.judge(m, raw)

@@ -3,7 +3,9 @@
 A rule runs only where one of its keywords occurs (gitleaks' prefilter). When the pattern shows
 that every match *starts* with a keyword, the rule is tried at those places alone (`match` at each
 occurrence); when every match *contains* one and is bounded in length, it is searched in a window
-around each occurrence; otherwise it scans the whole text. Long texts then cost a few anchored tries
+around each occurrence; when every match starts with one of a few other literals (`kind:`,
+`https://`), it is tried where those are; otherwise it scans the whole text, and only if the
+literals every match must hold are all there. Long texts then cost a few anchored tries
 per keyword instead of hundreds of patterns run end to end.
 
 The analysis reads `re`'s own parse tree (`re._parser`). It only ever answers "don't know" when
@@ -23,8 +25,10 @@ _MAX_FORMS = 64  # literal spellings followed before the analysis gives up on a 
 
 @dataclass(frozen=True, slots=True)
 class Placement:
-    mode: str  # "at": every match starts with a keyword; "near": contains one; "anywhere"
+    mode: str  # "at": every match starts with a keyword (or an anchor); "near": contains one; "anywhere"
     reach: int = 0  # for "near": the longest match
+    required: tuple[bytes, ...] = ()  # lowercase literals every match holds: absent, the rule cannot match
+    anchors: tuple[bytes, ...] = ()  # for "at": literals every match starts with, when not its keywords
 
 
 def place(pattern: str, flags: int, keywords: Iterable[str]) -> Placement:
@@ -42,7 +46,32 @@ def place(pattern: str, flags: int, keywords: Iterable[str]) -> Placement:
     widest = tree.getwidth()[1]
     if widest <= WIDEST and _contains(tree.data, keys):
         return Placement("near", widest)
-    return Placement("anywhere")
+    if starts and all(len(s) >= 3 for s in starts) and len(starts) <= 16:  # kind: or data: (a k8s Secret)
+        return Placement("at", anchors=tuple(sorted(s.encode() for s in starts)))
+    return Placement("anywhere", required=tuple(sorted(r.encode() for r in _required(tree.data))))
+
+
+def _required(items) -> set[str]:
+    """Literals (3+ characters, lowercase) that every match of `items` holds."""
+    found: set[str] = set()
+    run = ""
+    for op, av in [*items, (None, None)]:
+        chars = _chars(op, av) if op is not None else None
+        if chars is not None and len(chars) == 1:
+            run += next(iter(chars))
+            continue
+        if op is sre.AT:
+            continue  # \b inside a literal: still one run of text
+        if len(run) >= 3:
+            found.add(run)
+        run = ""
+        if op is sre.SUBPATTERN:
+            found |= _required(av[3])
+        elif op is sre.BRANCH:
+            found |= set.intersection(*(_required(alt) for alt in av[1]))
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and av[0] >= 1:
+            found |= _required(av[2])
+    return found
 
 
 def _chars(op, av) -> set[str] | None:
@@ -51,7 +80,7 @@ def _chars(op, av) -> set[str] | None:
         return {chr(av).lower()}
     if op is sre.IN and all(o is sre.LITERAL for o, _ in av):
         chars = {chr(a).lower() for _, a in av}
-        return chars if len(chars) <= 4 else None
+        return chars if len(chars) <= 8 else None
     return None
 
 

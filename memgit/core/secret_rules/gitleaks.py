@@ -15,11 +15,10 @@ allowlist needs the whole match.
 
 from __future__ import annotations
 
+import os
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
 from .judge import is_placeholder, shannon_entropy
 from .re2 import scoped, translate
@@ -33,15 +32,24 @@ _NAME_CHARS = re.compile(rb"[\w.-]{0,100}\Z")
 @dataclass(frozen=True, slots=True)
 class Allowlist:
     target: str  # "secret", "match" or "line": what the regexes are tried on
-    regexes: re.Pattern[bytes] | None  # all of them joined, like gitleaks does
+    source: str  # all its regexes joined, like gitleaks does ("" for none); compiled on first use
     stopwords: tuple[str, ...]  # lowercase; a secret holding one is allowed
+
+    @property
+    def regexes(self) -> re.Pattern[bytes] | None:
+        return _compiled(self.source) if self.source else None
 
     def allows(self, secret: bytes, match: bytes, line: bytes) -> bool:
         target = {"secret": secret, "match": match, "line": line}[self.target]
-        if self.regexes is not None and self.regexes.search(target):
+        if self.source and _compiled(self.source).search(target):
             return True
         low = secret.decode("utf-8", "replace").lower()
         return _holds_stopword(self.stopwords, low)
+
+
+@lru_cache(maxsize=None)
+def _compiled(source: str) -> re.Pattern[bytes]:
+    return re.compile(source.encode())
 
 
 @lru_cache(maxsize=None)
@@ -58,10 +66,8 @@ def _allowlist(entry: dict) -> Allowlist | None:
     needs_path = bool(entry.get("paths") or entry.get("commits"))
     if needs_path and (entry.get("condition") == "AND" or not (entry.get("regexes") or entry.get("stopwords"))):
         return None
-    regexes = [scoped(translate(r)) for r in entry.get("regexes", ())]
-    joined = re.compile("|".join(regexes).encode()) if regexes else None
-    return Allowlist(entry.get("regexTarget", "secret"), joined,
-                     tuple(w.lower() for w in entry.get("stopwords", ())))
+    joined = "|".join(scoped(translate(r)) for r in entry.get("regexes", ()))
+    return Allowlist(entry.get("regexTarget", "secret"), joined, tuple(w.lower() for w in entry.get("stopwords", ())))
 
 
 def _judge(rule: dict, allowlists: tuple[Allowlist, ...], name_prefix: bool):
@@ -96,10 +102,15 @@ def _judge(rule: dict, allowlists: tuple[Allowlist, ...], name_prefix: bool):
     return judge
 
 
+VENDORED = os.path.join(os.path.dirname(__file__), "gitleaks.toml")
+
+
 @lru_cache(maxsize=1)
 def _config() -> dict:
-    text = resources.files(__package__).joinpath("gitleaks.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    import tomllib  # here, not at import: a sync with nothing to redact never reads the rules
+
+    with open(VENDORED, "rb") as f:
+        return tomllib.load(f)
 
 
 @lru_cache(maxsize=1)
@@ -137,12 +148,24 @@ def stopwords() -> frozenset[str]:
     return frozenset(w for a in _allowlists_of(GENERIC) for w in a.stopwords)
 
 
+# Where memgit runs a vendored rule differently, and why (Python syntax; see NOTICE.md).
+_OVERRIDES = {
+    # Gitleaks also takes any 40-hex string in a text that names Sourcegraph: in transcripts, that
+    # is every git SHA of a `git log` run in a Sourcegraph checkout. The bare form stays only where
+    # it is given to a sourcegraph name, the way gitleaks' other vendor rules read.
+    "sourcegraph-access-token":
+        r"(?i)\b(sgp_(?:[a-f0-9]{16}|local)_[a-f0-9]{40}|sgp_[a-f0-9]{40})\b"
+        r"|sourcegraph[ \t\w.-]{0,20}[\s'\"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'\"\s=]{0,5}([a-f0-9]{40})"
+        r"(?:[\x60'\"\s;]|\\[nr]|\Z)",
+}
+
+
 def _rule(entry: dict) -> Rule | None:
     """One gitleaks rule as a `Rule`, or None if it cannot run on text without a path."""
     if "regex" not in entry:
         return None  # path-only: flags a file by its name
     try:
-        source = translate(entry["regex"])
+        source = _OVERRIDES.get(entry["id"]) or translate(entry["regex"])
         allowlists = tuple(a for a in map(_allowlist, entry.get("allowlists", ())) if a)
     except ValueError:
         return None

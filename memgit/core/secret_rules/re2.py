@@ -26,6 +26,7 @@ _POSIX = {
     "word": "\\w", "xdigit": "0-9A-Fa-f",
 }
 _FLAG_GROUP = re.compile(r"\(\?([imsU-]+)\)")
+_POSIX_CLASS = re.compile(r"\[:(\^?)([a-z]+):\]")
 _UNSUPPORTED_ESCAPES = "pPQEC"
 
 
@@ -42,7 +43,7 @@ def translate(pattern: str) -> str:
         elif c == "[":
             i = _char_class(pattern, i, out)
         elif c == "(":
-            flags = _FLAG_GROUP.match(pattern, i)
+            flags = _FLAG_GROUP.match(pattern, i) if pattern.startswith("(?", i) else None
             if flags and "U" in flags.group(1):
                 raise ValueError("ungreedy flag (?U) has no Python equivalent")
             if flags and not out and len(scopes) == 1:
@@ -105,12 +106,12 @@ def _char_class(pattern: str, i: int, out: list[str]) -> int:
             i = _escape(pattern, i, sub)
             parts.extend(sub)
             continue
-        posix = re.match(r"\[:(\^?)([a-z]+):\]", pattern[i:])
+        posix = _POSIX_CLASS.match(pattern, i) if c == "[" else None
         if posix:
             if posix.group(1) or posix.group(2) not in _POSIX:
                 raise ValueError(f"POSIX class {posix.group()} not supported")
             parts.append(_POSIX[posix.group(2)])
-            i += posix.end()
+            i = posix.end()
             continue
         parts.append("\\" + c if c in "[&~|" else ("\\]" if c == "]" else c))
         i += 1
