@@ -16,7 +16,8 @@ _PLACEHOLDER_WORDS = frozenset(
     "required optional hidden dummy test sample masked omitted unset empty".split()
 )
 _PLACEHOLDER_PARTS = ("your", "example", "placeholder", "changeme", "redacted", "xxxx")
-_ALPHABET_RUNS = ("abcdefghij", "ABCDEFGHIJ")  # sk_abcdefghijklmnop...: a made-up value (case kept: AbCdEf... may be real)
+# sk_abcdefghijklmnop...: a made-up value (the case must agree: AbCdEfGhIj... may be random)
+_ALPHABET_RUNS = ("abcdefghij", "ABCDEFGHIJ")
 _PLACEHOLDER_START = ("<", "{", "%", "[", "!", "/", "~/", "./", "../", "${", "$(")
 _ENV_REF = re.compile(r"\$[A-Za-z_]\w*")  # $DB_PASSWORD
 _DOTTED_REF = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")  # self.token, process.env.KEY

@@ -67,12 +67,15 @@ def _random(min_entropy: float) -> Judge:
     return judge
 
 
+_random_3 = _random(3.0)
+
+
 def _telegram(m: re.Match[bytes], raw: bytes) -> Span | None:
     """A Telegram bot token, alone or in an API URL (`/bot<token>/`), not the tail of a longer word."""
     start = m.start()
     if continues_word(raw, start) and raw[start - 3 : start].lower() != b"bot":
         return None
-    return _random(3.0)(m, raw)
+    return _random_3(m, raw)
 
 
 def _curl_user(m: re.Match[bytes], raw: bytes) -> Span | None:
@@ -109,6 +112,11 @@ def _stripe(m: re.Match[bytes], raw: bytes) -> Span | None:
     if start < 0 or raw[start : start + 1] not in (b"s", b"r") or continues_word(raw, start):
         return None
     return start, m.end()
+
+
+def _json_auth(m: re.Match[bytes], raw: bytes) -> Span | None:
+    """`"auth": "<base64>"` of docker's config.json: the key must be a JSON key (a quote before it)."""
+    return _real_group(m, raw) if raw[m.start() - 1 : m.start()] == b'"' else None
 
 
 def _query_value(m: re.Match[bytes], raw: bytes) -> Span | None:
@@ -300,7 +308,8 @@ SPECIFIC: tuple[Rule, ...] = (
     # Square OAuth secret (gitleaks has the access token).
     _rule("square_secret", "sq0csp-", r"sq0csp-[\w-]{43}\b", _random(3.0)),
     # PayPal through Braintree: access_token$production$<merchant>$<hex>.
-    _rule("paypal_token", "access_token$", r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}"),
+    _rule("paypal_token", "access_token$",
+          r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}"),
     # Notion's older integration token (secret_ + 43 alphanumerics; the newer ntn_ is gitleaks').
     _rule("notion_token", "secret_", r"secret_[A-Za-z0-9]{43}\b", _random(3.5)),
     # Telegram bot token (the bot's id, a colon, 35 chars from AA).
@@ -317,7 +326,8 @@ SPECIFIC: tuple[Rule, ...] = (
           r"(?:accountkey|sharedaccesskey)=(?P<secret>[a-z0-9+/]{40,90}={0,2})", _real_group, fold=True,
           bounded=False),
     # Azure SAS token: the signature of a shared-access URL (sv=...&sig=...).
-    _rule("azure_sas", "sig=", r"sig=(?P<secret>[A-Za-z0-9%+/]{30,}(?:=|%3D){0,2})", _query_value, bounded=False),
+    _rule("azure_sas", "sig=", r"sig=(?P<secret>[A-Za-z0-9%+/]{30,}(?:=|%3D){0,2})", _query_value,
+          bounded=False),
     # JSON Web Token: base64url header and claims, both JSON objects, then a signature.
     _rule("jwt", "eyj", r"eyJ[\w-]{10,}\.eyJ[\w-]{10,}\.[\w-]*"),
     # Authorization or Proxy-Authorization in HTTP, curl, JSON or code; the names stay.
@@ -352,14 +362,14 @@ SPECIFIC: tuple[Rule, ...] = (
     _rule("npmrc_auth", "_auth", r"_auth[ \t]*=[ \t]*(?P<secret>[A-Za-z0-9+/]{8,}={0,2})", _real_group,
           bounded=False),
     _rule("docker_auth", "auth identitytoken registrytoken",
-          r"""(?:auth|identitytoken|registrytoken)\\{0,3}"[ \t]*:[ \t]*\\{0,3}"(?P<secret>[A-Za-z0-9+/._-]{8,}={0,2})""",
-          lambda m, raw: _real_group(m, raw) if raw[m.start() - 1 : m.start()] == b'"' else None,
-          bounded=False),
+          r"""(?:auth|identitytoken|registrytoken)\\{0,3}"[ \t]*:[ \t]*\\{0,3}"""
+          r"""(?P<secret>[A-Za-z0-9+/._-]{8,}={0,2})""",
+          _json_auth, bounded=False),
     _rule("kubeconfig_key", "client-key-data",
           r"client-key-data[ \t]*:[ \t]*\\{0,3}[\"']?(?P<secret>[A-Za-z0-9+/]{16,}={0,2})", _real_group),
     # Rails' master key as `cat config/master.key` prints it (as RAILS_MASTER_KEY it is an assignment).
-    _rule("rails_master_key", "master.key", rf"master\.key[^\n]{{0,200}}?{_BREAK}(?P<secret>[a-f0-9]{{32}})(?![\w])",
-          bounded=False),
+    _rule("rails_master_key", "master.key",
+          rf"master\.key[^\n]{{0,200}}?{_BREAK}(?P<secret>[a-f0-9]{{32}})(?![\w])", bounded=False),
 )
 
 GENERIC: tuple[Rule, ...] = (
@@ -377,8 +387,10 @@ GENERIC: tuple[Rule, ...] = (
           rf"""(?P<kw>pass(?:word|wd|phrase)?)(?!\w){_Q}[ \t]*(?:=>|:=|[:=])[ \t]*\\{{0,3}}(?P<q>["'])"""
           r"""(?P<secret>[A-Za-z][A-Za-z' -]{4,62}[A-Za-z])\\{0,3}(?P=q)""",
           _spaced_password, fold=True, bounded=False),
-    # A value named in prose: "the password is X", "my API key was X", "token: X" in a sentence.
+    # A value named in prose: "the Postgres password is X", "my API key was X" ("token: X" is an
+    # assignment above).
     _rule("password_prose", "password passphrase passwd token secret api access private license",
-          r"(?P<kw>password|passphrase|passwd|token|secret|(?:api|access|secret|private|license)[ _-]?key)[ \t]+(?:is|was|would be|will be)[ \t]+"
-          r"(?:set to[ \t]+)?[\"'`]?(?P<secret>[^\s\"'`]{6,256})", _prose, fold=True),
+          r"(?P<kw>password|passphrase|passwd|token|secret|(?:api|access|secret|private|license)[ _-]?key)"
+          r"[ \t]+(?:is|was|would be|will be)[ \t]+(?:set to[ \t]+)?[\"'`]?(?P<secret>[^\s\"'`]{6,256})",
+          _prose, fold=True),
 )
