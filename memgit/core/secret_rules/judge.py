@@ -39,7 +39,7 @@ def is_placeholder(value: str) -> bool:
     """Whether `value` stands for a secret (`<token>`, `${PW}`, `changeme`, `****`) rather than being one."""
     low = value.lower()
     return (
-        low.rstrip(":=") in _PLACEHOLDER_WORDS
+        low.rstrip(":=,;.") in _PLACEHOLDER_WORDS  # PASS, (prose) or token: (a key, not a value)
         or any(part in low for part in _PLACEHOLDER_PARTS)
         or any(run in value for run in _ALPHABET_RUNS)
         or low.endswith("here")  # token_here, RANDOMSTRINGHERE
@@ -67,7 +67,7 @@ def looks_secret(value: str, *, min_entropy: float = 0.0) -> bool:
     """Judge a value given to a secret-sounding name: long enough, random-ish, not a stand-in."""
     return (
         len(value) >= 6
-        and bool(_RANDOMISH.search(value))
+        and bool(_RANDOMISH.search(value.rstrip("=:;,.")))  # not sharedaccesskey= (a name and its =)
         and not _NUMERIC.fullmatch(value)
         and not is_code_reference(value)
         and not is_placeholder(value)
