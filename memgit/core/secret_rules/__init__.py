@@ -3,6 +3,11 @@
 Order decides which kind is reported where two rules find the same secret: memgit's specific
 rules (the kinds memgit always reported), then gitleaks' (its generic-api-key aside), then
 memgit's `name = value` rules, then gitleaks' generic-api-key.
+
+    rule.py      one Rule: keywords, pattern, judge        own.py      memgit's rules
+    gitleaks.py  the vendored gitleaks.toml as Rules        re2.py      Go RE2 -> Python re
+    judge.py     stand-ins, names in code, entropy          anchors.py  where matches lie vs keywords
+    keywords.py  every keyword's offsets in one pass
 """
 
 from __future__ import annotations
