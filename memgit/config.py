@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +12,22 @@ from typing import Mapping
 from .errors import ConfigError
 
 DEFAULT_AUTHOR = "memgit <memgit@localhost>"
+
+
+class RedactPatterns(tuple):
+    """`[redact] extra_patterns`, carrying `[redact] allow` along as `.allow`.
+
+    Every caller hands the extra patterns to the redaction functions (`redact.redact(text,
+    cfg.extra_redact_patterns)`); the allow list riding on the same value is honoured by all of them
+    without each call naming it. A plain tuple of patterns has no allow list.
+    """
+
+    allow: tuple[str, ...]
+
+    def __new__(cls, patterns=(), allow=()):
+        self = super().__new__(cls, patterns)
+        self.allow = tuple(allow)
+        return self
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +39,8 @@ class Config:
     max_age_days: float = 30.0  # 0 means no limit
     include_projects: tuple[str, ...] = ()
     exclude_projects: tuple[str, ...] = ()
-    extra_redact_patterns: tuple[str, ...] = ()
+    extra_redact_patterns: tuple[str, ...] = ()  # a RedactPatterns when loaded: carries redact_allow
+    redact_allow: tuple[str, ...] = ()  # values that are not secrets (each regex must match all of one)
     extract_model: str = "heuristic"  # or a litellm model string
     consolidate_model: str = "heuristic"
     api_base: str | None = None
@@ -74,6 +92,8 @@ def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) 
     consolidate = data.get("consolidate", {})
     context = data.get("context", {})
     home = Path(env.get("HOME", str(Path.home())))
+    extra_patterns = _regexes(redact, "extra_patterns", cfile)
+    allow = _regexes(redact, "allow", cfile)
 
     path = (
         repo_path
@@ -91,7 +111,8 @@ def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) 
             max_age_days=float(env.get("MEMGIT_MAX_AGE_DAYS", sources.get("max_age_days", 30))),
             include_projects=tuple(sources.get("include", ())),
             exclude_projects=tuple(sources.get("exclude", ())),
-            extra_redact_patterns=tuple(redact.get("extra_patterns", ())),
+            extra_redact_patterns=RedactPatterns(extra_patterns, allow),
+            redact_allow=allow,
             extract_model=str(env.get("MEMGIT_MODEL") or extract.get("model") or "heuristic"),
             consolidate_model=str(env.get("MEMGIT_CONSOLIDATE_MODEL") or consolidate.get("model")
                                   or env.get("MEMGIT_MODEL") or extract.get("model") or "heuristic"),
@@ -105,3 +126,20 @@ def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) 
         )
     except (TypeError, ValueError) as e:
         raise ConfigError(f"bad value in {cfile} or MEMGIT_* environment: {e}") from e
+
+
+def _regexes(section: Mapping, key: str, cfile: Path) -> tuple[str, ...]:
+    """A list of regexes from `[redact] <key>`, each checked to compile.
+
+    Raises:
+        ConfigError: the value is not a list of strings, or one is not a valid regex.
+    """
+    values = section.get(key, [])
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise ConfigError(f"[redact] {key} in {cfile} must be a list of regex strings")
+    for source in values:
+        try:
+            re.compile(source)
+        except re.error as e:
+            raise ConfigError(f"bad regex in [redact] {key}: {source!r}: {e}; fix or remove it") from e
+    return tuple(values)

@@ -6,7 +6,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "memgit"
 CORE = ["model.py", "notes.py", "redact.py", "ledger.py", "selection.py", "synthetic.py",
         *sorted(p.relative_to(PACKAGE).as_posix() for family in ("extract", "consolidate")
-                for p in (PACKAGE / family / "heuristic").glob("*.py"))]
+                for p in (PACKAGE / family / "heuristic").glob("*.py")),
+        *sorted(p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "core").rglob("*.py"))]
 FORBIDDEN = {"dulwich", "litellm", "click", "subprocess"}
 
 

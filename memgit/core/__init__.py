@@ -1,1 +1,2 @@
-"""The pure core: values in, values out; no git, no LLM, no files (DESIGN §7)."""
+"""The pure core: values in, values out; no clock, environment, git, network or user files (it reads
+only data it ships, such as the vendored secret rules)."""
