@@ -129,6 +129,10 @@ def _sync_text(result) -> str:
                          + (f"  ~{r.tokens:,} tokens{_usd(r.cost)}" if r.tokens else ""))
         elif r.kind == "fail":
             lines.append(f"failed {r.session}: {r.reason}")
+        elif r.kind == "gone":
+            lines.append(f"gone {r.session}: {r.reason}")
+    for folder, reason in sorted(result.unreadable.items()):
+        lines.append(f"unreadable project folder {folder}: {reason}")
     s = result.summary()
     if result.dry_run:
         lines.append(f"{len(result.results)} session(s) would be read (dry run; nothing committed)")
@@ -184,6 +188,12 @@ def status(repo_path, as_json) -> None:
         rows.append(f"{p['project_dir'][:44]:44} {p['on_disk']:5} {p['processed']:5} {p['pending']:5} "
                     f"{p['waiting']:5} {p['failed']:5}  {p['last_sync'] or '-'}")
     rows.append(f"repo: {data['repo']}  transcripts: {data['transcripts']}")
+    if data["failed_sessions"]:
+        rows.append("failed sessions (once fixed: memgit sync --retry-failed):")
+        rows += [f"  {f['session']}  {f['project_dir']}: {f['reason']}" for f in data["failed_sessions"]]
+    if data["unreadable_folders"]:
+        rows.append("unreadable project folders (not read until fixed):")
+        rows += [f"  {u['project_dir']}: {u['reason']}" for u in data["unreadable_folders"]]
     _emit(as_json, {"ok": True, **data}, "\n".join(rows))
 
 

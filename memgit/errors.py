@@ -27,6 +27,10 @@ class TranscriptError(MemgitError):
     code = "transcript"
 
 
+class TranscriptGone(TranscriptError):
+    """A transcript listed a moment ago is not there any more (deleted, or its symlink broken)."""
+
+
 class SecretFound(MemgitError):
     exit_code = 6
     code = "secret_found"

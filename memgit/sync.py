@@ -19,7 +19,7 @@ from typing import Callable
 from . import ledger as ledger_mod
 from . import notes, redact, scopes
 from .config import Config
-from .errors import LLMError, MemgitError, SecretFound
+from .errors import LLMError, MemgitError, SecretFound, TranscriptGone
 from .ledger import Ledger, format_message
 from .model import Extraction, Transcript
 from .redact import redact_note, redact_transcript
@@ -37,6 +37,7 @@ UNREACHABLE_LIMIT = 3  # sessions in a row the model could not be reached for be
 class SessionResult:
     session: str
     kind: str  # extract | skip | fail | none (nothing new) | planned (dry run) | pending (not attempted)
+    #            | gone (deleted since it was listed: nothing to read, nothing recorded)
     project: str = ""
     branch: str = ""
     start: int = 0
@@ -58,6 +59,7 @@ class SyncResult:
     extractor: str = ""
     consolidated: list = field(default_factory=list)  # memgit.consolidation.ConsolidateResult
     consolidation_error: str = ""
+    unreadable: dict[str, str] = field(default_factory=dict)  # project folders that could not be listed, and why
 
     def count(self, kind: str) -> int:
         return sum(1 for r in self.results if r.kind == kind)
@@ -70,7 +72,9 @@ class SyncResult:
         return {
             "repo": self.repo, "dry_run": self.dry_run, "read": self.read,
             "extracted": self.count("extract"), "skipped": self.count("skip"),
-            "failed": self.count("fail"), "pending": self.count("pending"), "commits": self.commits,
+            "failed": self.count("fail"), "pending": self.count("pending"), "gone": self.count("gone"),
+            "commits": self.commits,
+            "unreadable_folders": [{"project_dir": k, "reason": v} for k, v in sorted(self.unreadable.items())],
             "extractor": self.extractor, "tokens": sum(r.tokens for r in self.results), "cost": self.cost,
             "consolidated": [c.branch for c in self.consolidated],
             **({"consolidation_error": self.consolidation_error} if self.consolidation_error else {}),
@@ -90,17 +94,24 @@ def _utc_date(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d")
 
 
-def _sha256_range(path: Path, start: int, end: int) -> str:
+def _sha256_range(path: Path, start: int, end: int) -> str | None:
+    """The digest of bytes start..end of a transcript; None when it cannot be read (any more).
+
+    A `fail` for an unreadable or vanished file is still recorded: without its digest.
+    """
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        f.seek(start)
-        left = end - start
-        while left > 0:
-            chunk = f.read(min(left, 1 << 20))
-            if not chunk:
-                break
-            digest.update(chunk)
-            left -= len(chunk)
+    try:
+        with open(path, "rb") as f:
+            f.seek(start)
+            left = end - start
+            while left > 0:
+                chunk = f.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                digest.update(chunk)
+                left -= len(chunk)
+    except OSError:
+        return None
     return digest.hexdigest()
 
 
@@ -215,7 +226,9 @@ class _Run:
                 return prep
             prep.branch, prep.project, prep.scope = self.project_for(t.cwd)
             prep.transcript = redact_transcript(t, self.cfg.extra_redact_patterns)
-        except Exception as e:  # recorded as a `fail` by finish()
+        except TranscriptGone as e:  # deleted since it was listed: nothing to read, nothing to retry
+            prep.done = SessionResult(key, "gone", start=work.start, end=work.start, reason=e.message)
+        except Exception as e:  # recorded as a `fail` by finish() (an unreadable file: retried by --retry-failed)
             prep.error = e
         return prep
 
@@ -444,10 +457,11 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
         gate = lambda blobs: redact.gate(blobs, cfg.extra_redact_patterns)  # noqa: E731
         with MemoryRepo.open(cfg.repo_path, author=cfg.author, gate=gate) as repo:
             led = ledger_mod.load(repo, cfg.state_dir)
-            files = claude_code.discover(claude_code.projects_dir(cfg.claude_root))
+            listing = claude_code.scan(claude_code.projects_dir(cfg.claude_root))
+            files = listing.files
             work = select(files, led, cfg, opts, now=now)
             if not work and not opts.dry_run:  # the common case after every session: keep it light
-                result = SyncResult(str(cfg.repo_path), extractor=_extractor_name(cfg))
+                result = SyncResult(str(cfg.repo_path), extractor=_extractor_name(cfg), unreadable=listing.unreadable)
                 if not _settled(repo, cfg):  # something moved since the last consolidation (a crash, a revert)
                     _after_commits(repo, cfg, result)
                 return result
@@ -456,7 +470,7 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             state = _Run(repo, cfg, led, extract, name)
             if opts.project:
                 work = [w for w in work if state.in_project(w.file, opts.project)]
-            result = SyncResult(str(cfg.repo_path), dry_run=opts.dry_run, extractor=name)
+            result = SyncResult(str(cfg.repo_path), dry_run=opts.dry_run, extractor=name, unreadable=listing.unreadable)
             if opts.dry_run:
                 for w in work:
                     planned = SessionResult(f"{claude_code.AGENT}/{w.file.session_id}", "planned", w.file.project_dir,

@@ -49,7 +49,8 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
     with open_repo(cfg) as repo:
         led = ledger_mod.load(repo, cfg.state_dir)
         branches = sorted(repo.branches())
-    files = claude_code.discover(claude_code.projects_dir(cfg.claude_root))
+    listing = claude_code.scan(claude_code.projects_dir(cfg.claude_root))
+    files = listing.files
     pending = {w.file.session_id for w in select(files, led, cfg, SyncOptions(), now=now)}
     failed = led.failed()
     projects: dict[str, ProjectStatus] = {}
@@ -78,7 +79,16 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
         "branches": branches,
         "projects": [_row(r) for r in rows],
         "totals": {k: sum(getattr(r, k) for r in rows) for k in ("on_disk", "processed", "pending", "waiting", "failed")},
+        "failed_sessions": [_failure(key, entry) for key, entry in sorted(failed.items())],
+        "unreadable_folders": [{"project_dir": n, "reason": why} for n, why in sorted(listing.unreadable.items())],
     }
+
+
+def _failure(session: str, entry) -> dict:
+    """A session whose last read failed: where it is, what was tried, and why it failed."""
+    return {"session": session, "project_dir": entry.source.rsplit("/", 1)[0] if "/" in entry.source else "",
+            "branch": entry.branch, "range": f"{entry.start}-{entry.end}", "reason": entry.reason,
+            "sha": entry.sha, "time": _iso(entry.time)}
 
 
 def _row(r: ProjectStatus) -> dict:
