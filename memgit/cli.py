@@ -77,11 +77,13 @@ def init(path: str | None, as_json: bool) -> None:
 
     Example: memgit init --path ~/memory
     """
-    from .repo import MemoryRepo
     from .resources import repo_template_files
+    from .store import bootstrap
 
     cfg = _config(path)
-    MemoryRepo.init(cfg.repo_path, repo_template_files(), author=cfg.author).close()
+    if not bootstrap.ensure(cfg.repo_path, repo_template_files(), author=cfg.author):
+        raise MemgitError(f"{cfg.repo_path} already holds a repository (with a branch main); use it or pick "
+                          "another path")
     _emit(as_json, {"ok": True, "repo": str(cfg.repo_path)}, f"Created memory repository at {cfg.repo_path}")
 
 

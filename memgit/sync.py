@@ -541,14 +541,15 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
             pass
 
 
-def ensure_repo(cfg: Config):
-    """Create the memory repository on first use."""
-    if (cfg.repo_path / ".git").is_dir():
-        return
-    from .repo import MemoryRepo
+def ensure_repo(cfg: Config) -> bool:
+    """Create the memory repository on first use (crash-safe, one creator at a time: store.bootstrap)."""
+    from .store import bootstrap
+
+    if bootstrap.has_main(cfg.repo_path):
+        return False
     from .resources import repo_template_files
 
-    MemoryRepo.init(cfg.repo_path, repo_template_files(), author=cfg.author).close()
+    return bootstrap.ensure(cfg.repo_path, repo_template_files(), author=cfg.author)
 
 
 def _log_to_state_dir(state_dir: Path) -> None:

@@ -25,8 +25,9 @@ def open_repo(cfg: Config):
         NotARepo: there is no memory repository at the configured path.
     """
     from .repo import MemoryRepo
+    from .store.bootstrap import has_main
 
-    if not (cfg.repo_path / ".git").exists():
+    if not has_main(cfg.repo_path):  # none, or a creation cut short (the next sync finishes it)
         raise NotARepo(f"no memory repository at {cfg.repo_path}; run `memgit init` or `memgit sync` to create it")
     return MemoryRepo.open(cfg.repo_path, author=cfg.author)
 

@@ -65,3 +65,14 @@ def unprivileged():
     if "PermissionError" not in probe.stderr:
         raise RuntimeError(f"root still reads a chmod 000 file without CAP_DAC_OVERRIDE: {probe.stderr[-200:]}")
     return _drop_dac
+
+
+def assert_one_error_line(result, *needles: str) -> str:
+    """The run failed cleanly: non-zero exit, no traceback, one `Error: ...` line naming the cause."""
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1 and result.stderr.strip() == errors[0], result.stderr
+    for needle in needles:
+        assert needle in errors[0], errors[0]
+    return errors[0]
