@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import sys
+import traceback
 from dataclasses import asdict
 
 import click
 
-from .errors import MemgitError
+from .errors import STORAGE_ERRNOS, MemgitError, StorageError
 
 
 class Failure(click.ClickException):
@@ -33,7 +34,32 @@ class MemgitGroup(click.Group):
         except MemgitError as e:
             if os.environ.get("MEMGIT_DEBUG"):
                 raise
+            _let_go(e)
             raise Failure(e, bool(ctx.meta.get("memgit.json"))) from e
+        except OSError as e:  # a full, read-only or forbidden disk is the machine's state, not a bug
+            if os.environ.get("MEMGIT_DEBUG") or e.errno not in STORAGE_ERRNOS:
+                raise
+            _let_go(e)
+            raise Failure(StorageError.from_os_error(e), bool(ctx.meta.get("memgit.json"))) from e
+
+
+def _let_go(error: BaseException) -> None:
+    """Free what the frames of a failed write still hold, without a word.
+
+    A write that failed on a full disk can leave a half-closed file in those frames (dulwich's
+    GitFile); its finalizer tries to flush again, fails again, and Python prints that failure as
+    "Exception ignored ... Traceback" at exit, under the one line that already said what happened.
+    """
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None  # only while these frames are cleared
+    try:
+        seen: set[int] = set()
+        while error is not None and id(error) not in seen:
+            seen.add(id(error))
+            traceback.clear_frames(error.__traceback__)
+            error = error.__cause__ or error.__context__
+    finally:
+        sys.unraisablehook = hook
 
 
 def _set_json(ctx: click.Context, _param, value: bool) -> bool:

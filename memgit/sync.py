@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
@@ -19,7 +20,7 @@ from typing import Callable
 from . import ledger as ledger_mod
 from . import notes, redact, scopes
 from .config import Config
-from .errors import LLMError, MemgitError, SecretFound, TranscriptGone
+from .errors import FULL_ERRNOS, LLMError, MemgitError, SecretFound, StorageError, TranscriptGone
 from .ledger import Ledger, format_message
 from .model import Extraction, Transcript
 from .redact import redact_note, redact_transcript
@@ -286,8 +287,8 @@ class _Run:
                                  "reach the model")
                     self.stop_recorded = True
         else:  # one odd transcript must not stop the others; the traceback goes to the log
-            if os.environ.get("MEMGIT_DEBUG"):
-                raise error
+            if os.environ.get("MEMGIT_DEBUG") or _unwritable(error):
+                raise error  # a full or read-only repo: recording the failure would fail too
             log.error("session %s failed:\n%s", prep.key,
                       "".join(traceback.format_exception(type(error), error, error.__traceback__)))
             reason = f"internal error: {type(error).__name__}: {error}"
@@ -386,6 +387,11 @@ class _Run:
         self.commits += 1
         return SessionResult(note.session, "extract", scope, branch, work.start, t.end, note=path, sha=sha,
                              title=note.title)
+
+
+def _unwritable(error: BaseException) -> bool:
+    """True for the OSErrors that say the repo's disk cannot be written (the run stops, see cli)."""
+    return isinstance(error, OSError) and error.errno in (FULL_ERRNOS | {errno.EROFS})
 
 
 class _Held(Exception):
@@ -527,6 +533,8 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
     moved = {r.branch for r in result.results if r.sha}
     try:
         result.consolidated = consolidation.run(repo, cfg) if consolidate else []
+    except StorageError:  # a full or read-only disk: the run says so and fails (the sessions are recorded)
+        raise
     except MemgitError as e:  # the sessions are recorded; memory catches up at the next sync
         log.error("consolidation failed: %s", e.message)
         result.consolidation_error = e.message
@@ -553,9 +561,10 @@ def ensure_repo(cfg: Config) -> bool:
 
 
 def _log_to_state_dir(state_dir: Path) -> None:
-    """Send tracebacks of failed sessions and the LLM calls to .git/memgit/sync.log (once per process)."""
+    """Send tracebacks of failed sessions, the LLM calls and every other memgit warning (a cache that
+    cannot be written, say) to .git/memgit/sync.log (once per process), not to the terminal."""
     target = str((state_dir / "sync.log").absolute())
-    loggers = (log, logging.getLogger("memgit.llm"))
+    loggers = (logging.getLogger("memgit"),)  # memgit.sync, memgit.llm, memgit.memory_cache... propagate to it
     for logger in loggers:
         for old in [h for h in logger.handlers if getattr(h, "_memgit", False)]:
             if old.baseFilename == target:
@@ -563,9 +572,17 @@ def _log_to_state_dir(state_dir: Path) -> None:
             logger.removeHandler(old)  # a previous run in this process wrote to another repository
             old.close()
     state_dir.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(target, encoding="utf-8")
+    handler = _LogFile(target, encoding="utf-8", delay=True)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
     handler._memgit = True
     for logger in loggers:
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
+
+
+class _LogFile(logging.FileHandler):
+    """sync.log: a full or read-only disk loses a log line, and says nothing (the run reports the
+    failure itself); logging's default would print a traceback to stderr."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        pass

@@ -1,5 +1,5 @@
-"""Real faults for the real CLI: a subprocess without root's bypass of file permissions. Nothing of
-memgit is replaced.
+"""Real faults for the real CLI: a subprocess without root's bypass of file permissions, a file size
+limit, a private tmpfs that fills up or turns read-only. Nothing of memgit is replaced.
 
 Tests run as root here, and root reads a chmod 000 file. `unprivileged()` gives a child process
 root's uid without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (dropped from its capability
@@ -12,6 +12,9 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import resource
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -65,6 +68,33 @@ def unprivileged():
     if "PermissionError" not in probe.stderr:
         raise RuntimeError(f"root still reads a chmod 000 file without CAP_DAC_OVERRIDE: {probe.stderr[-200:]}")
     return _drop_dac
+
+
+def file_size_limit(limit: int):
+    """A preexec_fn that caps the size of any file the child writes (writes past it fail with EFBIG)."""
+    def apply() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # else the kernel kills the writer instead of failing the write
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+@functools.cache
+def private_mounts() -> str | None:
+    """Why a private mount namespace (tmpfs, read-only remounts) is unavailable; None when it works."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return "no unshare(1) on PATH"
+    probe = subprocess.run([unshare, "-m", "sh", "-c", "d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs $d "
+                            "&& umount $d && rmdir $d"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return f"cannot mount a tmpfs in a private mount namespace: {probe.stderr.strip()[:200]}"
+    return None
+
+
+def in_private_mounts(script: str, *args: str, env: dict, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run a Python script in a private mount namespace (its mounts vanish with it)."""
+    return subprocess.run(["unshare", "-m", sys.executable, "-c", script, *args], env=env, capture_output=True,
+                          text=True, timeout=timeout, cwd=ROOT)
 
 
 def assert_one_error_line(result, *needles: str) -> str:

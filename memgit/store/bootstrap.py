@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from memgit.errors import LockHeld, MemgitError
+from memgit.errors import STORAGE_ERRNOS, LockHeld, MemgitError, StorageError
 
 CREATING = ".creating-"  # .<name>.creating-<pid>: a repository being built beside its path
 PROBE = ".probe-permissions"  # dulwich's file-mode probe, left in the worktree by a kill mid-init
@@ -57,20 +57,40 @@ def ensure(path: Path, files: Mapping[str, bytes], *, author: str) -> bool:
 
     Raises:
         MemgitError: path holds something else (a file, a non-empty directory, another repository).
+        StorageError: the disk refused a write (full, read-only, no permission); nothing half-made
+            is left where the repository goes.
         LockHeld: another process has held the creation lock for LOCK_TIMEOUT seconds.
-        OSError: the disk refused a write (full, read-only, no permission); nothing half-made is
-            left where the repository goes.
     """
     path = Path(os.path.realpath(path))
     if has_main(path):
         return False
-    os.makedirs(path.parent, exist_ok=True)
-    with creation_lock(path.parent):
-        if has_main(path):  # another process made it while we waited
-            return False
-        _clear_leftovers(path)
-        _build(path, files, author)
-        return True
+    with _creating(path):
+        try:
+            os.makedirs(path.parent, exist_ok=True)
+        except FileExistsError as e:  # a file where a directory of the path belongs
+            raise MemgitError(f"cannot create the memory repository at {path}: {e.filename} is a file, not a "
+                              "directory; set MEMGIT_HOME (or repo.path in the config) to another path") from e
+        with creation_lock(path.parent):
+            if has_main(path):  # another process made it while we waited
+                return False
+            _clear_leftovers(path)
+            _build(path, files, author)
+            return True
+
+
+@contextmanager
+def _creating(path: Path) -> Iterator[None]:
+    """Turn a disk's refusal into a StorageError naming where the repository goes (not our temporary
+    directory, which the OSError names)."""
+    try:
+        yield
+    except OSError as e:
+        if e.errno not in STORAGE_ERRNOS:
+            raise
+        named = os.fsdecode(e.filename) if e.filename else ""
+        temporary = named.startswith(str(path.with_name(f".{path.name}{CREATING}")))
+        where = path.parent if temporary or not named else named
+        raise StorageError.from_os_error(e, doing="create the memory repository in", path=where) from e
 
 
 @contextmanager
