@@ -141,6 +141,19 @@ class MemoryRepo:
     def checked_out(self) -> str | None:
         return checked_out(self._repo.refs)
 
+    def setting(self, name: str) -> str | None:
+        """The value of `memgit.<name>` in the repository's .git/config, or None."""
+        try:
+            return self._repo.get_config().get((b"memgit",), name.encode()).decode()
+        except KeyError:
+            return None
+
+    def set_setting(self, name: str, value: str) -> None:
+        """Set `memgit.<name>` in the repository's .git/config (written whole, then renamed)."""
+        config = self._repo.get_config()
+        config.set((b"memgit",), name.encode(), value.encode())
+        config.write_to_path()
+
     def root(self) -> str:
         """Return the first-parent root of main: the repository's init commit."""
         if self._root is None:

@@ -455,6 +455,7 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
     """
     from .lock import sync_lock
     from .repo import MemoryRepo
+    from .store import bootstrap
 
     now = time.time() if now is None else now
     ensure_repo(cfg)
@@ -462,12 +463,14 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
         _log_to_state_dir(cfg.state_dir)
         gate = lambda blobs: redact.gate(blobs, cfg.extra_redact_patterns)  # noqa: E731
         with MemoryRepo.open(cfg.repo_path, author=cfg.author, gate=gate) as repo:
+            upgraded = 0 if opts.dry_run else len(bootstrap.upgrade(repo))  # a repo older than its skeleton
             led = ledger_mod.load(repo, cfg.state_dir)
             listing = claude_code.scan(claude_code.projects_dir(cfg.claude_root))
             files = listing.files
             work = select(files, led, cfg, opts, now=now)
             if not work and not opts.dry_run:  # the common case after every session: keep it light
-                result = SyncResult(str(cfg.repo_path), extractor=_extractor_name(cfg), unreadable=listing.unreadable)
+                result = SyncResult(str(cfg.repo_path), extractor=_extractor_name(cfg), unreadable=listing.unreadable,
+                                    commits=upgraded)
                 if not _settled(repo, cfg):  # something moved since the last consolidation (a crash, a revert)
                     _after_commits(repo, cfg, result)
                 return result
@@ -476,7 +479,8 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             state = _Run(repo, cfg, led, extract, name)
             if opts.project:
                 work = [w for w in work if state.in_project(w.file, opts.project)]
-            result = SyncResult(str(cfg.repo_path), dry_run=opts.dry_run, extractor=name, unreadable=listing.unreadable)
+            result = SyncResult(str(cfg.repo_path), dry_run=opts.dry_run, extractor=name, unreadable=listing.unreadable,
+                                commits=upgraded)
             if opts.dry_run:
                 for w in work:
                     planned = SessionResult(f"{claude_code.AGENT}/{w.file.session_id}", "planned", w.file.project_dir,

@@ -28,7 +28,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memgit.errors import STORAGE_ERRNOS, LockHeld, MemgitError, StorageError
+from memgit.ledger import format_message
+from memgit.scopes import BRANCH_PREFIX
 
+MAIN = "main"  # the global scope's branch
+SKELETON = 2  # version of the repository skeleton (memgit.skeleton in .git/config); 2 added .gitignore
+ADDED = {2: (".gitignore",)}  # the template files each skeleton version added, for older repositories
 CREATING = ".creating-"  # .<name>.creating-<pid>: a repository being built beside its path
 PROBE = ".probe-permissions"  # dulwich's file-mode probe, left in the worktree by a kill mid-init
 LOCK_TIMEOUT = 60.0  # seconds: creating takes milliseconds, a holder this slow is stuck
@@ -166,7 +171,8 @@ def _build(path: Path, files: Mapping[str, bytes], author: str) -> None:
 
     tmp = path.with_name(f".{path.name}{CREATING}{os.getpid()}")
     try:
-        MemoryRepo.init(tmp, files, author=author).close()
+        with MemoryRepo.init(tmp, files, author=author) as repo:
+            repo.set_setting("skeleton", str(SKELETON))
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)  # a full disk: what was written is in the way; a kill: the next run
         raise
@@ -177,8 +183,46 @@ def _build(path: Path, files: Mapping[str, bytes], author: str) -> None:
             raise  # the next run clears tmp
         # path is a mount point: build in place; a crash now leaves a .git the next run redoes
         shutil.rmtree(tmp)
-        MemoryRepo.init(path, files, author=author).close()
+        with MemoryRepo.init(path, files, author=author) as repo:
+            repo.set_setting("skeleton", str(SKELETON))
     _fsync_dir(path.parent)
+
+
+def upgrade(repo, files: Mapping[str, bytes] | None = None) -> list[str]:
+    """Give a repository made by an older memgit the template files added since (once).
+
+    A person's edits in the worktree are recorded first (their own .gitignore stays theirs); then
+    each branch lacking such a file gets it in one `init(<scope>)` commit that says why. The
+    version is recorded in .git/config, so a file a person later removes is not brought back.
+    Returns the shas of the commits made.
+
+    Raises:
+        SecretFound, MemgitError: as MemoryRepo.record_edits and commit do.
+    """
+    try:
+        version = int(repo.setting("skeleton") or 1)
+    except ValueError:
+        version = 1
+    if version >= SKELETON:
+        return []
+    if files is None:
+        from memgit.resources import repo_template_files
+
+        files = repo_template_files()
+    shas = [sha for sha in [repo.record_edits()] if sha]
+    wanted = [p for v in range(version + 1, SKELETON + 1) for p in ADDED.get(v, ()) if p in files]
+    for branch in sorted(repo.branches()):
+        if branch != MAIN and not branch.startswith(BRANCH_PREFIX):
+            continue
+        missing = {p: files[p] for p in wanted if not repo.exists(branch, p)}
+        if missing:
+            message = format_message(
+                "init", branch.removeprefix(BRANCH_PREFIX), f"add {', '.join(missing)} from memgit's template",
+                body="Editor and operating-system files (.DS_Store, swap files, IDE folders) are not memory: "
+                     "git leaves them out, and memgit never commits them as a person's edit. Edit it freely.")
+            shas.append(repo.commit_with_retry(branch, lambda head, m=missing, msg=message: (m, msg)))
+    repo.set_setting("skeleton", str(SKELETON))
+    return shas
 
 
 def _fsync_dir(directory: Path) -> None:
