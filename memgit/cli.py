@@ -204,7 +204,7 @@ def consolidate(project, global_, force, wait, repo_path, as_json) -> None:
 @repo_option
 @json_option
 def status(repo_path, as_json) -> None:
-    """Per project: transcripts on disk, processed, pending, failed, last sync.
+    """Per project: transcripts on disk, processed, pending, failed, last sync; then why sessions failed.
 
     Example: memgit status --json
     """

@@ -151,7 +151,7 @@ def test_a_full_or_read_only_disk_is_one_clear_error_and_the_repo_stays_valid(he
     assert set(report["ledger_fixed"]) == sessions
 
 
-# Runs inside `unshare -m`: a disk that fills up at a different point of each run (k pages left free
+# Runs inside `unshare -m`: a disk that fills up at a different point of each run (k blocks left free
 # before it), so that every write of a sync (objects, refs, index, worktree files, caches) meets it.
 FILLING_DISK = r"""
 import json, os, subprocess, sys
@@ -176,7 +176,7 @@ filler = os.path.join(data, "filler")
 for k in steps:
     st = os.statvfs(data)
     with open(filler, "wb") as f:
-        f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - k * 4096))
+        f.write(b"\0" * max(0, (st.f_bavail - k) * st.f_frsize))
     r = memgit("sync", "--max-sessions", "3")
     r.update(k=k, fsck=run("git", "-C", repo, "fsck", "--strict", "--full"), locks=locks())
     runs.append(r)
