@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import sys
+import traceback
 from dataclasses import asdict
 
 import click
 
-from .errors import MemgitError
+from .errors import STORAGE_ERRNOS, MemgitError, StorageError
 
 
 class Failure(click.ClickException):
@@ -33,7 +34,32 @@ class MemgitGroup(click.Group):
         except MemgitError as e:
             if os.environ.get("MEMGIT_DEBUG"):
                 raise
+            _let_go(e)
             raise Failure(e, bool(ctx.meta.get("memgit.json"))) from e
+        except OSError as e:  # a full, read-only or forbidden disk is the machine's state, not a bug
+            if os.environ.get("MEMGIT_DEBUG") or e.errno not in STORAGE_ERRNOS:
+                raise
+            _let_go(e)
+            raise Failure(StorageError.from_os_error(e), bool(ctx.meta.get("memgit.json"))) from e
+
+
+def _let_go(error: BaseException) -> None:
+    """Free what the frames of a failed write still hold, without a word.
+
+    A write that failed on a full disk can leave a half-closed file in those frames (dulwich's
+    GitFile); its finalizer tries to flush again, fails again, and Python prints that failure as
+    "Exception ignored ... Traceback" at exit, under the one line that already said what happened.
+    """
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None  # only while these frames are cleared
+    try:
+        seen: set[int] = set()
+        while error is not None and id(error) not in seen:
+            seen.add(id(error))
+            traceback.clear_frames(error.__traceback__)
+            error = error.__cause__ or error.__context__
+    finally:
+        sys.unraisablehook = hook
 
 
 def _set_json(ctx: click.Context, _param, value: bool) -> bool:
@@ -77,11 +103,13 @@ def init(path: str | None, as_json: bool) -> None:
 
     Example: memgit init --path ~/memory
     """
-    from .repo import MemoryRepo
     from .resources import repo_template_files
+    from .store import bootstrap
 
     cfg = _config(path)
-    MemoryRepo.init(cfg.repo_path, repo_template_files(), author=cfg.author).close()
+    if not bootstrap.ensure(cfg.repo_path, repo_template_files(), author=cfg.author):
+        raise MemgitError(f"{cfg.repo_path} already holds a repository (with a branch main); use it or pick "
+                          "another path")
     _emit(as_json, {"ok": True, "repo": str(cfg.repo_path)}, f"Created memory repository at {cfg.repo_path}")
 
 
@@ -129,6 +157,10 @@ def _sync_text(result) -> str:
                          + (f"  ~{r.tokens:,} tokens{_usd(r.cost)}" if r.tokens else ""))
         elif r.kind == "fail":
             lines.append(f"failed {r.session}: {r.reason}")
+        elif r.kind == "gone":
+            lines.append(f"gone {r.session}: {r.reason}")
+    for folder, reason in sorted(result.unreadable.items()):
+        lines.append(f"unreadable project folder {folder}: {reason}")
     s = result.summary()
     if result.dry_run:
         lines.append(f"{len(result.results)} session(s) would be read (dry run; nothing committed)")
@@ -173,7 +205,7 @@ def consolidate(project, global_, force, wait, repo_path, as_json) -> None:
 @repo_option
 @json_option
 def status(repo_path, as_json) -> None:
-    """Per project: transcripts on disk, processed, pending, failed, last sync.
+    """Per project: transcripts on disk, processed, pending, failed, last sync; then why sessions failed.
 
     Example: memgit status --json
     """
@@ -185,6 +217,12 @@ def status(repo_path, as_json) -> None:
         rows.append(f"{p['project_dir'][:44]:44} {p['on_disk']:5} {p['processed']:5} {p['pending']:5} "
                     f"{p['waiting']:5} {p['failed']:5}  {p['last_sync'] or '-'}")
     rows.append(f"repo: {data['repo']}  transcripts: {data['transcripts']}")
+    if data["failed_sessions"]:
+        rows.append("failed sessions (once fixed: memgit sync --retry-failed):")
+        rows += [f"  {f['session']}  {f['project_dir']}: {f['reason']}" for f in data["failed_sessions"]]
+    if data["unreadable_folders"]:
+        rows.append("unreadable project folders (not read until fixed):")
+        rows += [f"  {u['project_dir']}: {u['reason']}" for u in data["unreadable_folders"]]
     _emit(as_json, {"ok": True, **data}, "\n".join(rows))
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -87,6 +88,7 @@ def run(repo, cfg: Config, *, branches: Iterable[str] | None = None, include_glo
     Raises:
         SecretFound: a person's unrecorded edit in the worktree holds a secret.
         ConflictError: a branch kept moving while it was being consolidated (3 tries).
+        StorageError: the disk of the consolidation cache (.git/memgit/memory) is full or read-only.
         MemgitError: the worktree is mid-merge.
     """
     del now
@@ -117,6 +119,11 @@ def _attempt(step: Callable[[], ConsolidateResult | None]) -> ConsolidateResult 
         except SecretFound as e:  # the notes passed the gate; a consolidation of them should too
             log.warning("consolidation refused by the secret gate: %s", e.message)
             return None
+        except sqlite3.Error as e:  # the consolidation cache's disk is full or read-only: a StorageError
+            storage = memory_cache.storage_error(e)
+            if storage is None:
+                raise
+            raise storage from e
     return None
 
 

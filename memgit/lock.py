@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from memgit.errors import LockHeld
+from memgit.errors import FULL_ERRNOS, LockHeld
 
 LOCK_NAME = "sync.lock"
 _POLL = 0.05  # seconds between attempts while waiting with a timeout
@@ -44,8 +44,7 @@ def sync_lock(
     try:
         if not _try_lock(fd):
             _acquire_contended(fd, wait, timeout, on_wait)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        _write_pid(fd)
         try:
             yield
         finally:
@@ -129,6 +128,16 @@ def _settled_pid(fd: int) -> int | None:
     while (pid := _read_pid(fd)) is None and time.monotonic() < deadline:
         time.sleep(0.01)
     return pid
+
+
+def _write_pid(fd: int) -> None:
+    """Write our pid into the lock file; on a full disk the lock holds without it (it only names us)."""
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    except OSError as e:
+        if e.errno not in FULL_ERRNOS:
+            raise
 
 
 def _read_pid(fd: int) -> int | None:

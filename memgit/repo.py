@@ -15,6 +15,7 @@ import re
 import shutil
 import stat
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -185,6 +186,19 @@ class MemoryRepo:
 
     def checked_out(self) -> str | None:
         return checked_out(self._repo.refs)
+
+    def setting(self, name: str) -> str | None:
+        """The value of `memgit.<name>` in the repository's .git/config, or None."""
+        try:
+            return self._repo.get_config().get((b"memgit",), name.encode()).decode()
+        except KeyError:
+            return None
+
+    def set_setting(self, name: str, value: str) -> None:
+        """Set `memgit.<name>` in the repository's .git/config (written whole, then renamed)."""
+        config = self._repo.get_config()
+        config.set((b"memgit",), name.encode(), value.encode())
+        config.write_to_path()
 
     def root(self) -> str:
         """Return the first-parent root of main: the repository's init commit."""
@@ -719,23 +733,46 @@ class _Staging:
 
 
 def _add_object_tolerant(store, obj: ShaFile) -> None:
-    """add_object, tolerating another process writing the same object at the same instant."""
-    deadline = time.monotonic() + _STALE_LOCK + 2
-    delay = 0.001
-    while True:
+    """Write one loose object: into a temporary file beside it, then renamed into place.
+
+    Not dulwich's add_object: when its write fails (a full disk) it leaves its lock file behind,
+    and a half-closed file whose cleanup fails again at garbage collection, printing a traceback.
+    Here a failed write leaves nothing and raises its OSError. The temporary name starts with
+    `tmp_obj_` as git's own do: `git fsck` passes over one a kill -9 left, and `git gc` prunes it.
+    Two processes writing the same object at once both succeed: the bytes are the same.
+    """
+    hexsha = obj.id.decode("ascii")
+    directory = os.path.join(store.path, hexsha[:2])
+    path = os.path.join(directory, hexsha[2:])
+    try:
+        os.utime(path, None)  # there already: freshened, as git does (gc prunes by age)
+        return
+    except FileNotFoundError:
+        pass
+    except PermissionError:
+        return  # there, and owned by another user of a shared repository: the content is the same
+    os.makedirs(directory, exist_ok=True)
+    data = obj.as_legacy_object(compression_level=store.loose_compression_level)
+    fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=directory)
+    try:
         try:
-            store.add_object(obj)
-            return
-        except FileLocked as e:
-            if obj.id in store:
-                return
-            if time.monotonic() > deadline:
-                raise MemgitError(
-                    f"cannot write object {obj.id.decode()}: {os.fsdecode(e.lockfilename)} is locked"
-                ) from e
-            _clear_stale_lock(e.lockfilename)
-            time.sleep(delay)
-            delay = min(delay * 2, 0.1)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if store.fsync_object_files:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.chmod(tmp, 0o444)  # loose objects are read-only, as git makes them
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        if isinstance(e, OSError) and e.filename is None:
+            e.filename = path  # os.write names no file: say which object could not be written
+        raise
 
 
 def _clear_stale_lock(lockfile: str | bytes) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
@@ -20,7 +21,7 @@ from . import ledger as ledger_mod
 from . import notes, redact, scopes
 from .config import Config
 from .core.names import safe_name, safe_text
-from .errors import LLMError, MemgitError, SecretFound
+from .errors import FULL_ERRNOS, LLMError, MemgitError, SecretFound, StorageError, TranscriptGone
 from .ledger import Ledger, format_message
 from .model import Extraction, Transcript
 from .redact import redact_note, redact_transcript
@@ -38,6 +39,7 @@ UNREACHABLE_LIMIT = 3  # sessions in a row the model could not be reached for be
 class SessionResult:
     session: str
     kind: str  # extract | skip | fail | none (nothing new) | planned (dry run) | pending (not attempted)
+    #            | gone (deleted since it was listed: nothing to read, nothing recorded)
     project: str = ""
     branch: str = ""
     start: int = 0
@@ -60,6 +62,7 @@ class SyncResult:
     consolidated: list = field(default_factory=list)  # memgit.consolidation.ConsolidateResult
     consolidation_error: str = ""
     warnings: list[str] = field(default_factory=list)  # e.g. a file in the worktree left out: it holds a secret
+    unreadable: dict[str, str] = field(default_factory=dict)  # project folders that could not be listed, and why
 
     def count(self, kind: str) -> int:
         return sum(1 for r in self.results if r.kind == kind)
@@ -72,7 +75,9 @@ class SyncResult:
         return {
             "repo": self.repo, "dry_run": self.dry_run, "read": self.read,
             "extracted": self.count("extract"), "skipped": self.count("skip"),
-            "failed": self.count("fail"), "pending": self.count("pending"), "commits": self.commits,
+            "failed": self.count("fail"), "pending": self.count("pending"), "gone": self.count("gone"),
+            "commits": self.commits,
+            "unreadable_folders": [{"project_dir": k, "reason": v} for k, v in sorted(self.unreadable.items())],
             "extractor": self.extractor, "tokens": sum(r.tokens for r in self.results), "cost": self.cost,
             "consolidated": [c.branch for c in self.consolidated],
             **({"consolidation_error": self.consolidation_error} if self.consolidation_error else {}),
@@ -102,17 +107,24 @@ def _utc_date(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d")
 
 
-def _sha256_range(path: Path, start: int, end: int) -> str:
+def _sha256_range(path: Path, start: int, end: int) -> str | None:
+    """The digest of bytes start..end of a transcript; None when it cannot be read (any more).
+
+    A `fail` for an unreadable or vanished file is still recorded: without its digest.
+    """
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        f.seek(start)
-        left = end - start
-        while left > 0:
-            chunk = f.read(min(left, 1 << 20))
-            if not chunk:
-                break
-            digest.update(chunk)
-            left -= len(chunk)
+    try:
+        with open(path, "rb") as f:
+            f.seek(start)
+            left = end - start
+            while left > 0:
+                chunk = f.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                digest.update(chunk)
+                left -= len(chunk)
+    except OSError:
+        return None
     return digest.hexdigest()
 
 
@@ -241,7 +253,9 @@ class _Run:
             prep.branch, prep.project, prep.scope = self.project_for(t.cwd)
             t = redact_transcript(t, self.cfg.extra_redact_patterns)
             prep.transcript = replace(t, cwd=t.cwd and self.clean(t.cwd), git_branch=t.git_branch and self.clean(t.git_branch))
-        except Exception as e:  # recorded as a `fail` by finish()
+        except TranscriptGone as e:  # deleted since it was listed: nothing to read, nothing to retry
+            prep.done = SessionResult(key, "gone", start=work.start, end=work.start, reason=e.message)
+        except Exception as e:  # recorded as a `fail` by finish() (an unreadable file: retried by --retry-failed)
             prep.error = e
         return prep
 
@@ -299,8 +313,8 @@ class _Run:
                                  "reach the model")
                     self.stop_recorded = True
         else:  # one odd transcript must not stop the others; the traceback goes to the log
-            if os.environ.get("MEMGIT_DEBUG"):
-                raise error
+            if os.environ.get("MEMGIT_DEBUG") or _unwritable(error):
+                raise error  # a full or read-only repo: recording the failure would fail too
             log.error("session %s failed:\n%s", prep.key,
                       "".join(traceback.format_exception(type(error), error, error.__traceback__)))
             reason = f"internal error: {type(error).__name__}: {error}"
@@ -401,6 +415,11 @@ class _Run:
                              title=note.title)
 
 
+def _unwritable(error: BaseException) -> bool:
+    """True for the OSErrors that say the repo's disk cannot be written (the run stops, see cli)."""
+    return isinstance(error, OSError) and error.errno in (FULL_ERRNOS | {errno.EROFS})
+
+
 class _Held(Exception):
     """A session whose extraction was not attempted: another one met a refused key first."""
 
@@ -463,17 +482,21 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
     """
     from .lock import sync_lock
     from .repo import MemoryRepo
+    from .store import bootstrap
 
     now = time.time() if now is None else now
     ensure_repo(cfg)
     with sync_lock(cfg.state_dir, wait=opts.wait, on_wait=on_wait):
         _log_to_state_dir(cfg.state_dir)
         with MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
+            upgraded = 0 if opts.dry_run else len(bootstrap.upgrade(repo))  # a repo older than its skeleton
             led = ledger_mod.load(repo, cfg.state_dir)
-            files = claude_code.discover(claude_code.projects_dir(cfg.claude_root))
+            listing = claude_code.scan(claude_code.projects_dir(cfg.claude_root))
+            files = listing.files
             work = select(files, led, cfg, opts, now=now)
             if not work and not opts.dry_run:  # the common case after every session: keep it light
-                result = SyncResult(str(cfg.repo_path), extractor=_extractor_name(cfg))
+                result = SyncResult(str(cfg.repo_path), extractor=_extractor_name(cfg), unreadable=_named(listing.unreadable),
+                                    commits=upgraded)
                 if not _settled(repo, cfg):  # something moved since the last consolidation (a crash, a revert)
                     _after_commits(repo, cfg, result)
                 return result
@@ -482,7 +505,8 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             state = _Run(repo, cfg, led, extract, name)
             if opts.project:
                 work = [w for w in work if state.in_project(w.file, opts.project)]
-            result = SyncResult(str(cfg.repo_path), dry_run=opts.dry_run, extractor=name)
+            result = SyncResult(str(cfg.repo_path), dry_run=opts.dry_run, extractor=name, unreadable=_named(listing.unreadable),
+                                commits=upgraded)
             if opts.dry_run:
                 for w in work:
                     planned = SessionResult(w.file.key, "planned", safe_name(w.file.project_dir),
@@ -513,6 +537,11 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
                 raise LLMError(f"{state.stop} (the session that met it is recorded as failed: once fixed, run "
                                f"memgit sync --retry-failed{f'; {left} more left pending' if left else ''})")
             return result
+
+
+def _named(unreadable: dict[str, str]) -> dict[str, str]:
+    """Folders that could not be listed, and why, as memgit may print and record them."""
+    return {safe_name(folder): safe_text(why) for folder, why in unreadable.items()}
 
 
 def _refused_warnings(refused: dict[str, str]) -> list[str]:
@@ -547,6 +576,8 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
     moved = {r.branch for r in result.results if r.sha}
     try:
         result.consolidated = consolidation.run(repo, cfg) if consolidate else []
+    except StorageError:  # a full or read-only disk: the run says so and fails (the sessions are recorded)
+        raise
     except MemgitError as e:  # the sessions are recorded; memory catches up at the next sync
         log.error("consolidation failed: %s", e.message)
         result.consolidation_error = e.message
@@ -562,14 +593,15 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
             pass
 
 
-def ensure_repo(cfg: Config):
-    """Create the memory repository on first use."""
-    if (cfg.repo_path / ".git").is_dir():
-        return
-    from .repo import MemoryRepo
+def ensure_repo(cfg: Config) -> bool:
+    """Create the memory repository on first use (crash-safe, one creator at a time: store.bootstrap)."""
+    from .store import bootstrap
+
+    if bootstrap.has_main(cfg.repo_path):
+        return False
     from .resources import repo_template_files
 
-    MemoryRepo.init(cfg.repo_path, repo_template_files(), author=cfg.author).close()
+    return bootstrap.ensure(cfg.repo_path, repo_template_files(), author=cfg.author)
 
 
 class _SafeRecords(logging.Filter):
@@ -585,9 +617,10 @@ class _SafeRecords(logging.Filter):
 
 
 def _log_to_state_dir(state_dir: Path) -> None:
-    """Send tracebacks of failed sessions and the LLM calls to .git/memgit/sync.log (once per process)."""
+    """Send tracebacks of failed sessions, the LLM calls and every other memgit warning (a cache that
+    cannot be written, say) to .git/memgit/sync.log (once per process), not to the terminal."""
     target = str((state_dir / "sync.log").absolute())
-    loggers = (log, logging.getLogger("memgit.llm"))
+    loggers = (logging.getLogger("memgit"),)  # memgit.sync, memgit.llm, memgit.memory_cache... propagate to it
     for logger in loggers:
         for old in [h for h in logger.handlers if getattr(h, "_memgit", False)]:
             if old.baseFilename == target:
@@ -595,10 +628,18 @@ def _log_to_state_dir(state_dir: Path) -> None:
             logger.removeHandler(old)  # a previous run in this process wrote to another repository
             old.close()
     state_dir.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(target, encoding="utf-8")
+    handler = _LogFile(target, encoding="utf-8", delay=True)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
     handler.addFilter(_SafeRecords())
     handler._memgit = True
     for logger in loggers:
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
+
+
+class _LogFile(logging.FileHandler):
+    """sync.log: a full or read-only disk loses a log line, and says nothing (the run reports the
+    failure itself); logging's default would print a traceback to stderr."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        pass

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 from . import ledger as ledger_mod
 from .config import Config
-from .core.names import safe_name
+from .core.names import safe_name, safe_text
 from .errors import MemgitError, NotARepo
 from .ledger import parse_subject, parse_trailers
 from .sources import claude_code
@@ -26,8 +26,9 @@ def open_repo(cfg: Config):
         NotARepo: there is no memory repository at the configured path.
     """
     from .repo import MemoryRepo
+    from .store.bootstrap import has_main
 
-    if not (cfg.repo_path / ".git").exists():
+    if not has_main(cfg.repo_path):  # none, or a creation cut short (the next sync finishes it)
         raise NotARepo(f"no memory repository at {cfg.repo_path}; run `memgit init` or `memgit sync` to create it")
     return MemoryRepo.open(cfg.repo_path, author=cfg.author)
 
@@ -50,7 +51,8 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
     with open_repo(cfg) as repo:
         led = ledger_mod.load(repo, cfg.state_dir)
         branches = sorted(repo.branches())
-    files = claude_code.discover(claude_code.projects_dir(cfg.claude_root))
+    listing = claude_code.scan(claude_code.projects_dir(cfg.claude_root))
+    files = listing.files
     pending = {w.file.session_id for w in select(files, led, cfg, SyncOptions(), now=now)}
     failed = led.failed()
     projects: dict[str, ProjectStatus] = {}
@@ -79,7 +81,17 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
         "branches": branches,
         "projects": [_row(r) for r in rows],
         "totals": {k: sum(getattr(r, k) for r in rows) for k in ("on_disk", "processed", "pending", "waiting", "failed")},
+        "failed_sessions": [_failure(key, entry) for key, entry in sorted(failed.items())],
+        "unreadable_folders": [{"project_dir": safe_name(n), "reason": safe_text(why)}
+                               for n, why in sorted(listing.unreadable.items())],
     }
+
+
+def _failure(session: str, entry) -> dict:
+    """A session whose last read failed: where it is, what was tried, and why it failed."""
+    return {"session": session, "project_dir": entry.source.rsplit("/", 1)[0] if "/" in entry.source else "",
+            "branch": entry.branch, "range": f"{entry.start}-{entry.end}", "reason": entry.reason,
+            "sha": entry.sha, "time": _iso(entry.time)}
 
 
 def _row(r: ProjectStatus) -> dict:

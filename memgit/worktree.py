@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from dulwich.ignore import IgnoreFilterManager
+from dulwich.ignore import IgnoreFilter, IgnoreFilterManager
 from dulwich.index import read_index_dict_with_version, write_index_dict
 from dulwich.objects import Blob
 from dulwich.repo import Repo
@@ -31,6 +31,10 @@ from dulwich.repo import Repo
 from memgit.errors import MemgitError
 
 JOURNAL = "worktree.json"
+# Editor and OS litter: never a person's edit, even on a branch without the template .gitignore
+# (repos made before it shipped, a person who removed a line). Keep in step with templates/repo/.gitignore.
+ALWAYS_IGNORED = (".DS_Store", "._*", "Thumbs.db", "desktop.ini", "*.swp", "*.swo", "*.swn", "*~", ".#*",
+                  "\\#*#", ".idea/", ".vscode/")
 _ENTRY = struct.Struct(">10I20sH")  # ctime s,ns  mtime s,ns  dev ino mode uid gid size  sha  flags
 _M32 = 0xFFFFFFFF
 _INDEX_LOCK_WAIT = 5.0  # seconds to wait for a git process holding index.lock
@@ -528,6 +532,7 @@ class Worktree:
             while (cut := path.rfind(b"/")) > 0 and (path := path[:cut]) not in tracked_dirs:
                 tracked_dirs.add(path)
         ignore = IgnoreFilterManager.from_repo(self._repo)
+        litter = IgnoreFilter([p.encode() for p in ALWAYS_IGNORED])
         stack = [b""]
         while stack:
             rel = stack.pop()
@@ -539,7 +544,10 @@ class Worktree:
                     if entry.is_dir(follow_symlinks=False):
                         if os.path.lexists(entry.path + b"/.git"):
                             continue  # a nested repository
-                        if path in tracked_dirs or not ignore.is_ignored(os.fsdecode(path) + "/"):
+                        name = os.fsdecode(path) + "/"
+                        if path in tracked_dirs or not (ignore.is_ignored(name) or litter.is_ignored(name)):
                             stack.append(path)
-                    elif path not in tracked and not ignore.is_ignored(os.fsdecode(path)):
-                        yield path
+                    elif path not in tracked:
+                        name = os.fsdecode(path)
+                        if not (ignore.is_ignored(name) or litter.is_ignored(name)):
+                            yield path

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memgit.core.names import safe_name
-from memgit.errors import TranscriptError
+from memgit.errors import TranscriptError, TranscriptGone
 from memgit.model import AGENT_CLAUDE_CODE, Transcript
 from memgit.sources.claude_records import Clean, RecordParser, utc
 from memgit.sources.jsonl import JsonlRange
@@ -44,8 +44,25 @@ def projects_dir(claude_root: Path) -> Path:
     return claude_root / "projects"
 
 
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """What the projects directory holds: the main transcripts, and the folders that could not be read."""
+
+    files: list[SessionFile]
+    unreadable: dict[str, str]  # project folder -> why (e.g. "Permission denied")
+
+
 def discover(projects_dir: Path) -> list[SessionFile]:
     """List the main transcripts `<projects_dir>/<project>/*.jsonl`, subagent files excluded.
+
+    Raises:
+        TranscriptError: the projects directory exists but cannot be listed.
+    """
+    return scan(projects_dir).files
+
+
+def scan(projects_dir: Path) -> Listing:
+    """List the main transcripts, and say which project folders could not be read and why.
 
     Raises:
         TranscriptError: the projects directory exists but cannot be listed.
@@ -53,17 +70,21 @@ def discover(projects_dir: Path) -> list[SessionFile]:
     try:
         projects = os.scandir(projects_dir)
     except (FileNotFoundError, NotADirectoryError):
-        return []
+        return Listing([], {})
     except OSError as e:
         raise TranscriptError(f"cannot list {projects_dir}: {e.strerror}; check its permissions") from e
     found: list[SessionFile] = []
+    unreadable: dict[str, str] = {}
     with projects:
         for project in projects:
-            if not project.is_dir():
-                continue
             try:
+                if not project.is_dir():
+                    continue
                 entries = os.scandir(project.path)
-            except OSError:  # a project folder removed or locked while we list: skip it this time
+            except FileNotFoundError:  # removed while we list: nothing to read
+                continue
+            except OSError as e:  # locked: said by `status` and `sync`, read once it is readable
+                unreadable[project.name] = e.strerror or str(e)
                 continue
             base = Path(project.path)
             with entries:
@@ -72,14 +93,17 @@ def discover(projects_dir: Path) -> list[SessionFile]:
                     if not name.endswith(".jsonl") or name.startswith("agent-"):
                         continue
                     try:
-                        if not entry.is_file():
+                        if not entry.is_file():  # a directory, or a symlink to nothing
                             continue
                         st = entry.stat()
-                    except OSError:  # deleted between listing and stat
+                    except FileNotFoundError:  # deleted between listing and stat
+                        continue
+                    except OSError as e:  # listable but not searchable (no x bit): its files cannot be read
+                        unreadable[project.name] = e.strerror or str(e)
                         continue
                     found.append(SessionFile(name[:-6], base / name, project.name, st.st_size, st.st_mtime))
     found.sort(key=lambda s: (s.project_dir, s.session_id))
-    return found
+    return Listing(found, unreadable)
 
 
 def read_transcript(path: Path, *, start: int = 0, session_id: str | None = None,
@@ -97,14 +121,18 @@ def read_transcript(path: Path, *, start: int = 0, session_id: str | None = None
         turns (sidechain=True) come after the parent's turns.
 
     Raises:
+        TranscriptGone: the file is not there (deleted, or a symlink to nothing).
         TranscriptError: the file cannot be opened or read.
     """
     path = Path(path)
     stem = path.name[:-6] if path.name.endswith(".jsonl") else path.stem
     try:
         parser, records = _parse(path, start, sidechain=False, clean=clean)
+    except (FileNotFoundError, NotADirectoryError) as e:  # deleted, or its symlink broken, since it was listed
+        raise TranscriptGone(f"transcript {path} is gone: {e.strerror or e}") from e
     except OSError as e:
-        raise TranscriptError(f"cannot read transcript {path}: {e.strerror or e}; is it still there?") from e
+        raise TranscriptError(f"cannot read transcript {path.name}: {e.strerror or e}; once it is readable, "
+                              "run `memgit sync --retry-failed`") from e
     transcript = Transcript(
         session_id=session_id or stem, agent=AGENT_CLAUDE_CODE, source=str(path),
         cwd=parser.cwd, git_branch=parser.git_branch, started=utc(parser.first_ts),

@@ -3,11 +3,35 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 _decoder = json.JSONDecoder()
 _WHITESPACE = " \t\r\n"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json pairs the valid ones: any left is alone
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # one escaped; one encoded raw starts with 0xED
+
+
+def scrub(value: Any) -> Any:
+    """Replace every lone surrogate in value's strings (keys too) by U+FFFD.
+
+    JSON may escape one (`"\\ud800"`), and json.loads passes one encoded raw; either would make the
+    text impossible to write as UTF-8 later (a note, a commit message): one bad character must
+    not cost the session.
+    """
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {scrub(k): scrub(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub(v) for v in value]
+    return value
+
+
+def _suspect(line: bytes) -> bool:
+    """True when a line may decode to a lone surrogate (a fast scan: almost no line does)."""
+    return b"\xed" in line or _SURROGATE_ESCAPE.search(line) is not None
 
 
 def split_objects(line: bytes) -> tuple[list[Any], bool]:
@@ -51,7 +75,7 @@ class JsonlRange:
                 values, complete = split_objects(line)
                 if complete:
                     self.end = pos + len(line)
-                    yield from (v for v in values if isinstance(v, dict))
+                    yield from self._records(values, line)
                 return
             pos += len(line)
             self.end = pos
@@ -63,11 +87,25 @@ class JsonlRange:
                 values, complete = split_objects(line)
                 if not complete:
                     self.bad_lines += 1
-                for value in values:
-                    if isinstance(value, dict):
-                        yield value
+                yield from self._records(values, line)
                 continue
-            if isinstance(value, dict):
-                yield value
-            else:
+            if not isinstance(value, dict):
                 self.bad_lines += 1
+            elif _suspect(line):
+                yield from self._records([value], line)
+            else:
+                yield value
+
+    def _records(self, values: list[Any], line: bytes) -> Iterator[dict[str, Any]]:
+        """The objects among a line's values, their lone surrogates replaced when the line may hold one."""
+        suspect = _suspect(line)
+        for value in values:
+            if not isinstance(value, dict):
+                continue
+            if suspect:
+                try:
+                    value = scrub(value)
+                except RecursionError:  # nested deeper than scrubbing goes: a line not worth its cost
+                    self.bad_lines += 1
+                    continue
+            yield value

@@ -15,6 +15,7 @@ import sqlite3
 from pathlib import Path
 
 from ..consolidate.heuristic import CONSOLIDATOR
+from ..errors import StorageError
 from ..consolidate.heuristic.memory import SCHEMA_VERSION, Memory
 
 FORMAT = f"{SCHEMA_VERSION}/{CONSOLIDATOR}/1"  # a file of another format is rebuilt
@@ -63,3 +64,17 @@ def tree(memory: Memory) -> str | None:
 
 def set_tree(memory: Memory, tree_id: str | None) -> None:
     memory.set("tree", tree_id)
+
+
+# sqlite's result codes (the low byte) that say the disk, not the data, is the problem
+_STORAGE_CODES = {sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN}
+
+
+def storage_error(e: sqlite3.Error) -> StorageError | None:
+    """The StorageError a failed write to a cache database means, or None when it is no disk problem."""
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is None or code & 0xFF not in _STORAGE_CODES:
+        return None
+    return StorageError(f"cannot write the consolidation cache (.git/memgit/memory): {e}; free some space on that "
+                        "disk, or make it writable, then run the command again (the sessions read so far are "
+                        "recorded; consolidation catches up at the next sync)")
