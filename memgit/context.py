@@ -32,7 +32,7 @@ BUDGET = 9_800  # what the whole injected text stays under, pending line include
 PINNED_MAX = 3_000  # one pinned note, before the budget is shared out
 RECENT_NOTES = 24  # newest notes read for the digest of a project without a summary
 LEARNINGS_PER_NOTE = 3
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: projects_key renamed projects_digest (a "key" holding a digest reads as a secret)
 MEMO_SIZE = 500  # remembered working directories
 TYPE_RANK = {"preference": 0, "convention": 1, "gotcha": 2, "command": 3, "decision": 4, "fact": 5}
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
@@ -133,8 +133,8 @@ def _branch_of(cwd: str, index: dict, cdir: str, problems: list[str]) -> str | N
     """Return the project branch of `cwd` (None: no known project), remembering it in dirs.json."""
     path = os.path.join(cdir, "dirs.json")
     memo = _read_json(path)
-    if memo is None or memo.get("projects_key") != index["projects_key"]:
-        memo = _empty_memo(index["projects_key"])
+    if memo is None or memo.get("projects_digest") != index["projects_digest"]:
+        memo = _empty_memo(index["projects_digest"])
     found, branch = _remembered(cwd, memo)
     if found:
         return branch
@@ -359,14 +359,14 @@ def _save_index(cdir: str, index: dict, memo: dict, problems: list[str]) -> None
     """Write a new index, and the dirs memo with what is still valid of the old one."""
     _write_json(os.path.join(cdir, "index.json"), index, problems)
     old = _read_json(os.path.join(cdir, "dirs.json"))
-    if old is not None and old.get("projects_key") == memo["projects_key"]:
+    if old is not None and old.get("projects_digest") == memo["projects_digest"]:
         for table in ("dirs", "cwds"):  # entries are checked again when used: keep the ones learned
             memo[table] = {**old.get(table, {}), **memo[table]}
     _write_json(os.path.join(cdir, "dirs.json"), memo, problems)
 
 
 def _empty_memo(key: str) -> dict:
-    return {"version": CACHE_VERSION, "projects_key": key, "dirs": {}, "cwds": {}}
+    return {"version": CACHE_VERSION, "projects_digest": key, "dirs": {}, "cwds": {}}
 
 
 class _Store:
@@ -466,7 +466,7 @@ def build_index(repo, cfg, *, git_dir: str, now: float) -> tuple[dict, dict]:
     key = hashlib.sha1(json.dumps(projects, sort_keys=True).encode()).hexdigest()
     unread, folders = _unread(repo, cfg, now)
     index = {
-        "version": CACHE_VERSION, "heads": heads, "projects": projects, "projects_key": key,
+        "version": CACHE_VERSION, "heads": heads, "projects": projects, "projects_digest": key,
         "built_at": now, "claude_projects": str(cfg.claude_projects), "unread": unread,
         "project_folders": folders, "min_idle_minutes": cfg.min_idle_minutes, "max_age_days": cfg.max_age_days,
         "include": list(cfg.include_projects), "exclude": list(cfg.exclude_projects),

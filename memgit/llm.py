@@ -331,8 +331,8 @@ def structured(model: str, messages: Sequence[dict], parse: Callable[[str], T], 
                 problem += f" (the reply was cut off at {max_tokens} tokens: be shorter)"
         log.warning("%s reply %d was invalid: %s", model, attempt, problem)
         # The echoed reply is redacted too: a model can invent or stitch together a secret.
-        sent = [*messages, {"role": "assistant", "content": redact(content[:4000]) or "(empty)"},
+        sent = [*messages, {"role": "assistant", "content": redact(content)[:4000] or "(empty)"},
                 {"role": "user", "content": f"That reply is not valid: {problem}. Answer again with only the "
                                             "JSON object the schema describes, nothing before or after it."}]
-    excerpt = redact(" ".join(content.split())[:MAX_EXCERPT])
+    excerpt = redact(" ".join(content.split()))[:MAX_EXCERPT]  # redacted before it is cut
     raise ModelError(f"{model} gave invalid output twice: {problem}; it began {excerpt!r}", usage=usage)

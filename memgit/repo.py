@@ -78,7 +78,7 @@ class MemoryRepo:
         self.author = author
         # Every commit passes here: its message is made safe (secrets redacted, control characters
         # escaped) and the gate refuses a file, a message or a branch name that still holds a secret.
-        self.extra_patterns = tuple(extra_patterns)
+        self.extra_patterns = extra_patterns  # config.RedactPatterns also carries [redact] allow
         self.gate: Gate = gate if gate is not None else self._gate
         self._objects = _Objects(repo.object_store)
         self._worktree = None if repo.bare else Worktree(repo, self._objects)

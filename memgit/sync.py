@@ -20,7 +20,7 @@ from typing import Callable
 from . import ledger as ledger_mod
 from . import notes, redact, scopes
 from .config import Config
-from .core.names import safe_name, safe_text
+from .core.names import safe_label, safe_name, safe_text
 from .errors import FULL_ERRNOS, LLMError, MemgitError, SecretFound, StorageError, TranscriptGone
 from .ledger import Ledger, format_message
 from .model import Extraction, Transcript
@@ -197,7 +197,8 @@ class _Run:
         return scopes.written(scopes.identify(cwd), clean), clean(cwd)
 
     def clean(self, text: str) -> str:
-        return safe_text(text, self.cfg.extra_redact_patterns)
+        """A cwd, a path or a branch name as it may be written."""
+        return safe_label(text, self.cfg.extra_redact_patterns)
 
     def redact(self, text: str) -> str:
         return redact.redact(text, self.cfg.extra_redact_patterns)

@@ -148,6 +148,79 @@ def stopwords() -> frozenset[str]:
     return frozenset(w for a in _allowlists_of(GENERIC) for w in a.stopwords)
 
 
+# Most vendor rules end a secret at a quote, a space, a semicolon or the end of the text. In prose
+# (what a person or an agent writes, and memgit's notes), in a quoted command or a JSON string, it
+# also ends a sentence: "the key is <value>." must be found as "the key is <value>" is. Where a
+# rule's pattern ends with a group that accepts the end of the text, closing punctuation followed
+# by what ends a value is accepted there too (Go syntax: before translation).
+_CLOSING = r"""[.,:;!?)]+(?:[\s"'\x60}\],;]|\\[nrt]|$)|['"\x60]+(?:\r?\n|\\[nr]|$)"""
+
+
+def prose_end(pattern: str) -> str:
+    """`pattern` whose final group, if one of its alternatives is the end of the text, also accepts
+    closing punctuation (see _CLOSING); else `pattern` unchanged."""
+    group = _final_group(pattern)
+    if group is None:
+        return pattern
+    start, end = group  # the group's text is pattern[start:end], "(?:" ... ")"
+    inner = pattern[start + 3 : end - 1]
+    if not pattern.startswith("(?:", start) or not {"$", "\\z"} & set(_alternatives(inner)):
+        return pattern
+    return pattern[:start] + "(?:" + inner + "|" + _CLOSING + ")" + pattern[end:]
+
+
+def _final_group(pattern: str) -> tuple[int, int] | None:
+    """(start, end) of the parenthesised group that ends `pattern`, if one does."""
+    stack: list[int] = []
+    last = None
+    i, in_class = 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern.startswith("[]", i) or pattern.startswith("[^]", i):
+                i += 2 if pattern[i + 1] == "]" else 3
+                continue
+        elif c == "(":
+            stack.append(i)
+        elif c == ")" and stack:
+            last = (stack.pop(), i + 1)
+        i += 1
+    return last if last and last[1] == len(pattern) else None
+
+
+def _alternatives(inner: str) -> list[str]:
+    """The top-level alternatives of a group's content."""
+    out, depth, current, i, in_class = [], 0, "", 0, False
+    while i < len(inner):
+        c = inner[i]
+        if c == "\\":
+            current += inner[i : i + 2]
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            out.append(current)
+            current = ""
+            i += 1
+            continue
+        current += c
+        i += 1
+    return [*out, current]
+
+
 # Where memgit runs a vendored rule differently, and why (Python syntax; see NOTICE.md).
 _OVERRIDES = {
     # Gitleaks also takes any 40-hex string in a text that names Sourcegraph: in transcripts, that
@@ -165,7 +238,7 @@ def _rule(entry: dict) -> Rule | None:
     if "regex" not in entry:
         return None  # path-only: flags a file by its name
     try:
-        source = _OVERRIDES.get(entry["id"]) or translate(entry["regex"])
+        source = _OVERRIDES.get(entry["id"]) or translate(prose_end(entry["regex"]))
         allowlists = tuple(a for a in map(_allowlist, entry.get("allowlists", ())) if a)
     except ValueError:
         return None
