@@ -19,6 +19,9 @@ from memgit.sources.lines import RecordRange
 TID = "019e1625-789d-76c0-80ab-3724b5ddb799"
 NAME = f"rollout-2026-05-11T11-26-55-{TID}.jsonl"
 TS = "2026-05-11T08:27:17.490Z"
+PREAMBLE = ("Another language model started to solve this problem and produced a summary of its thinking process. "
+            "[…] Here is the summary produced by the other language model, use the information in this summary "
+            "to assist with your own analysis:")
 
 
 def meta(thread: str = TID, **payload) -> dict:
@@ -125,13 +128,17 @@ def test_interrupt_rollback_and_compaction(tmp_path):
         said("first"), answer("one"), said("second"), event(type="turn_aborted", reason="interrupted"),
         said("third"), answer("three"), event(type="thread_rolled_back", num_turns=1),
         {"timestamp": TS, "type": "compacted", "payload": {"message": "Summary: we fixed X", "replacement_history": []}},
-        {"timestamp": TS, "type": "compacted", "payload": {"message": "", "replacement_history": []}},
+        {"timestamp": TS, "type": "compacted", "payload": {"message": "", "replacement_history": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "first"}]},
+            {"type": "compaction", "encrypted_content": "gAAAA"}]}},
+        {"timestamp": TS, "type": "compacted", "payload": {"message": "", "replacement_history": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": PREAMBLE + "\nWe use uv."}]}]}},
         event(type="context_compacted"), said("after"),
     )
     t = codex.read_transcript(path)
     assert [(x.kind, x.text) for x in t.turns if x.role == "user"] == [
         ("prompt", "first"), ("prompt", "second"), ("interrupt", INTERRUPTED),
-        ("compact_summary", "Summary: we fixed X"), ("prompt", "after")]
+        ("compact_summary", "Summary: we fixed X"), ("compact_summary", "We use uv."), ("prompt", "after")]
 
 
 def test_paginated_rollout_reads_thread_items(tmp_path):

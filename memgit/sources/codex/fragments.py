@@ -16,6 +16,7 @@ from typing import Any
 AGENTS_MD = "# agents.md instructions for"
 REQUEST = "## My request for Codex:"  # upstream USER_MESSAGE_BEGIN
 COMPACTION_PREFIX = "Another language model started to solve this problem and produced a summary"
+SUMMARY_LEAD = "to assist with your own analysis:"  # the preamble's last words (summary_prefix.md)
 # Whole-text tags Codex injects whose names carry no "_" or space (those all count).
 KNOWN_TAGS = frozenset({"skill", "plugins", "instructions", "apps", "personality"})
 _WRAPPED = re.compile(r"<(?P<tag>[a-z][a-z0-9_ -]{0,60}?)(?:\s[^>]*)?>.*</(?P=tag)>", re.S | re.I)
@@ -35,6 +36,25 @@ def is_injected(text: str) -> bool:
         return False
     tag = match.group("tag").lower()
     return tag in KNOWN_TAGS or "_" in tag or " " in tag or "-" in tag
+
+
+def summary(text: str) -> str:
+    """A compaction summary without the preamble Codex puts before it in the new context."""
+    if text.startswith(COMPACTION_PREFIX):
+        end = text.find(SUMMARY_LEAD, 0, 1000)
+        if end >= 0:
+            return text[end + len(SUMMARY_LEAD):].strip()
+    return text.strip()
+
+
+def history_summary(history: Any) -> str | None:
+    """The summary in a `compacted` record's replacement history (its `message` is empty then)."""
+    for item in history if isinstance(history, list) else []:
+        if isinstance(item, dict) and item.get("type") == "message" and item.get("role") == "user":
+            for text, _ in item_texts(item):
+                if text.startswith(COMPACTION_PREFIX):
+                    return summary(text)
+    return None
 
 
 def request(text: str) -> str:

@@ -141,9 +141,11 @@ class RolloutParser:
         elif kind == "turn_context":
             if self._cwd["turn"] is None and isinstance(payload.get("cwd"), str) and payload["cwd"]:
                 self._cwd["turn"] = payload["cwd"]
-        elif kind == "compacted":
+        elif kind == "compacted":  # local compaction: the summary; remote: an opaque blob, no text
             message = payload.get("message")
-            if isinstance(message, str) and message.strip():
+            if not (isinstance(message, str) and message.strip()):
+                message = fragments.history_summary(payload.get("replacement_history"))
+            if message:
                 self._user_text(message, ts, summary=True)
         elif kind not in ENVELOPES:
             self.skipped += 1
@@ -253,7 +255,9 @@ class RolloutParser:
             return
         stripped = text.strip()
         if summary or stripped.startswith(fragments.COMPACTION_PREFIX):
-            self.turns.append(Turn("user", stripped, "compact_summary", utc(ts)))  # prime input: kept whole
+            text = fragments.summary(stripped)
+            if text:
+                self.turns.append(Turn("user", text, "compact_summary", utc(ts)))  # prime input: kept whole
             return
         if fragments.is_injected(stripped):
             return
