@@ -34,6 +34,7 @@ SCRIPTS = {
     "memory": "bench_memory.py",
     "consolidate": "bench_consolidate.py",
     "eval": "bench_eval.py",
+    "zst": "bench_zst.py",
 }
 SCRIPTS = {name: script for name, script in SCRIPTS.items() if (HERE / script).exists()}
 

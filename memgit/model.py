@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 AGENT_CLAUDE_CODE = "claude-code"
+AGENT_CODEX = "codex"
+AGENT_GEMINI = "gemini-cli"
 
 LEARNING_TYPES = ("preference", "convention", "command", "gotcha", "decision", "fact")
 OUTCOMES = ("success", "partial", "fail", "uncertain")
@@ -73,6 +75,7 @@ class Transcript:
     records: int = 0  # records read in the range (all types)
     subagents: int = 0  # subagent files folded in
     injected: int = 0  # memgit's own injected context found and skipped
+    skipped: int = 0  # records of a type or subtype the reader does not know, ignored
 
     @property
     def ledger_id(self) -> str:

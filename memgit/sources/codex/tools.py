@@ -1,0 +1,142 @@
+"""Codex tool calls: their inputs and outputs, as the normalised ToolCall holds them.
+
+Shell calls have taken three shapes (`shell` with an argv list ≤ 0.4x, `exec_command` with a
+`cmd` string, `local_shell_call` with an action); an argv `[bash, -lc, <script>]` is kept as its
+script under `command`, the argv beside it. Outputs are a plain string, a JSON string
+`{"output", "metadata": {"exit_code"}}` (≤ 0.4x and apply_patch), unified exec's text with a
+`Chunk ID / Wall time / Process exited with code N / Output:` header, or content items.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
+_EXEC_HEADER = re.compile(r"\A(?:Chunk ID|Wall time): [^\n]*\n(?:[^\n]*\n){0,8}?Output:\n")
+_EXIT_CODE = re.compile(r"^Process exited with code (-?\d+)$", re.M)
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (?P<path>.+?)\s*$", re.M)
+
+
+def call_input(item: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The tool name and input of a `*_call` response item."""
+    kind = item.get("type")
+    name = item.get("name") if isinstance(item.get("name"), str) else ""
+    if kind == "function_call":
+        args = _json_object(item.get("arguments"), "arguments")
+    elif kind == "custom_tool_call":
+        raw = item.get("input")
+        args = _json_object(raw, "input")
+        if name == "apply_patch" and isinstance(raw, str):
+            files = [m.group("path") for m in _PATCH_FILE.finditer(raw)]
+            if files:
+                args["files"] = files
+                args.setdefault("file_path", files[0])
+    elif kind == "local_shell_call":
+        name = name or "local_shell"
+        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        args = {k: v for k, v in action.items() if k != "type"}
+        if "working_directory" in args:
+            args["workdir"] = args.pop("working_directory")
+    else:  # tool_search_call and later kinds: their arguments as they are
+        name = name or str(kind).removesuffix("_call")
+        args = item.get("arguments") if isinstance(item.get("arguments"), dict) else {}
+    return name, _unwrap_shell(args)
+
+
+def output_text(output: Any) -> tuple[str, bool | None]:
+    """The text of a `*_output` item and whether it reports a failure (None: it does not say)."""
+    if isinstance(output, str):
+        return _string_output(output)
+    if isinstance(output, dict):
+        if "content" in output or "success" in output:  # {content, success}
+            text, error = output_text(output.get("content"))
+            return text, (output.get("success") is False) or error
+        if isinstance(output.get("text"), str):
+            return output["text"], None
+        if isinstance(output.get("output"), str):
+            return _string_output(output["output"])
+        return "", None
+    if isinstance(output, list):
+        texts = []
+        for part in output:
+            if isinstance(part, dict):
+                if isinstance(part.get("text"), str):
+                    texts.append(part["text"])
+                elif part.get("type") in ("input_image", "image"):
+                    texts.append("[image]")
+        return "\n".join(texts), None
+    return "", None
+
+
+def exec_output(payload: dict[str, Any]) -> str:
+    """What an `exec_command_end` / `CommandExecution` says the command printed."""
+    for key in ("aggregated_output", "formatted_output"):
+        if isinstance(payload.get(key), str) and payload[key]:
+            return payload[key]
+    parts = [payload[k] for k in ("stdout", "stderr") if isinstance(payload.get(k), str) and payload[k]]
+    return "\n".join(parts)
+
+
+def exit_failed(code: Any) -> bool | None:
+    """True for a non-zero exit code, False for zero, None when there is none."""
+    if isinstance(code, bool) or not isinstance(code, int):
+        return None
+    return code != 0
+
+
+def mcp_result(result: Any) -> tuple[str, bool | None]:
+    """The text of an MCP call's `{"Ok": {content, isError}}` or `{"Err": …}` result."""
+    if not isinstance(result, dict):
+        return "", None
+    if "Err" in result:
+        return str(result["Err"])[:2000], True
+    ok = result.get("Ok", result)
+    if not isinstance(ok, dict):
+        return "", None
+    text, _ = output_text(ok.get("content"))
+    return text, ok.get("isError") is True
+
+
+def _string_output(text: str) -> tuple[str, bool | None]:
+    if text.startswith('{"output"'):
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            value = None
+        if isinstance(value, dict) and isinstance(value.get("output"), str):
+            metadata = value.get("metadata")
+            code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+            return value["output"], exit_failed(code)
+    if text.startswith(("Chunk ID: ", "Wall time: ")):
+        code = _EXIT_CODE.search(text[:2000])
+        header = _EXEC_HEADER.match(text)
+        body = text[header.end():] if header else text
+        return body, exit_failed(int(code.group(1))) if code else None
+    return text, None
+
+
+def _json_object(raw: Any, key: str) -> dict[str, Any]:
+    """A JSON-object string as a dict; anything else kept whole under `key`."""
+    if isinstance(raw, dict):
+        return dict(raw)
+    if isinstance(raw, str):
+        if raw.lstrip().startswith("{"):
+            try:
+                value = json.loads(raw)
+            except (ValueError, RecursionError):
+                value = None
+            if isinstance(value, dict):
+                return value
+        return {key: raw}
+    return {}
+
+
+def _unwrap_shell(args: dict[str, Any]) -> dict[str, Any]:
+    """`command: [bash, -lc, script]` → `command: script` (the argv kept as `argv`)."""
+    argv = args.get("command")
+    if (isinstance(argv, list) and len(argv) == 3 and all(isinstance(a, str) for a in argv)
+            and argv[0].rsplit("/", 1)[-1] in _SHELLS and argv[1] in ("-lc", "-c", "-l -c")):
+        return {**args, "command": argv[2], "argv": argv}
+    return args

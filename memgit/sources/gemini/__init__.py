@@ -1,0 +1,14 @@
+"""Gemini CLI sessions (`~/.gemini/tmp/<project>/chats/session-*.json[l]`) as Transcripts.
+
+The package's face is the one every source shows (see memgit.sources.files): AGENT,
+default_root, discover, read_transcript, peek_cwd.
+"""
+
+from memgit.model import AGENT_GEMINI
+from memgit.sources.files import SessionFile
+from memgit.sources.gemini.discovery import default_root, discover
+from memgit.sources.gemini.reader import peek_cwd, read_transcript
+
+AGENT = AGENT_GEMINI
+
+__all__ = ["AGENT", "SessionFile", "default_root", "discover", "peek_cwd", "read_transcript"]

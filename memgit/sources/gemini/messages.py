@@ -1,0 +1,189 @@
+"""What Gemini CLI messages mean: the person's words, the model's answers, tool calls and results.
+
+A message is `{id, timestamp, type, content, displayContent?}`; `content` is a string or a list of
+Parts (`{text}`, `{text, thought: true}`, `{functionCall}`, `{functionResponse}`, `{inlineData}`).
+`type` is `user`, `gemini` (with `toolCalls`, each carrying its own `result` and `status`), or a UI
+notice (`info`, `error`, `warning`). Not the person's words: the `<session_context>` bootstrap (date,
+OS, workspace tree, GEMINI.md), user messages made only of tool responses (v0.44+), and hook output
+wrapped in `<hook_context>` (memgit's own among it). After `/compress` the summary arrives as a user
+message holding a `<state_snapshot>`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from memgit.model import ToolCall, Turn
+from memgit.sources.trim import (MEMGIT_MARKER, PROMPT_HEAD, PROMPT_TAIL, Clean, redact, strip_tags, trim,
+                                 trim_output, trim_value, utc)
+
+SESSION_CONTEXT = "<session_context>"
+HOOK_CONTEXT = "hook_context"
+SNAPSHOT = "<state_snapshot>"
+ACK = "Got it. Thanks for the additional context!"  # the model's reply upstream writes after a summary
+NOTICES = frozenset({"info", "error", "warning"})
+ANSWERED = frozenset({"success", "error", "cancelled"})
+_EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.M)  # run_shell_command's result ends with it
+_COMMAND = re.compile(r"^(?:/[A-Za-z][\w:-]*|\?)(?:\s|$)")  # `/memory add …`, `?`: a CLI command
+
+
+class MessageReader:
+    """Turn a session's messages, in order, into turns; tool responses find their calls by id."""
+
+    def __init__(self, *, clean: Clean | None = None, sidechain: bool = False):
+        self.clean = clean or redact
+        self.sidechain = sidechain
+        self.turns: list[Turn] = []
+        self.calls: dict[str, ToolCall] = {}
+        self.contexts: list[str] = []  # the <session_context> texts (their workspace paths locate the project)
+        self.injected = self.skipped = 0
+
+    def feed(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "user":
+            self._user(message)
+        elif kind == "gemini":
+            self._gemini(message)
+        elif not (isinstance(kind, str) and kind in NOTICES):
+            self.skipped += 1
+
+    def _user(self, message: dict[str, Any]) -> None:
+        content = parts(message.get("content"))
+        for part in content:
+            response = part.get("functionResponse")
+            if isinstance(response, dict):
+                self._response(response)
+        shown = message.get("displayContent")
+        text = part_text(parts(shown) if shown not in (None, "", []) else content)
+        if "<" + HOOK_CONTEXT in text:
+            if MEMGIT_MARKER in text:
+                self.injected += 1
+            text = strip_tags(text, (HOOK_CONTEXT,))
+        if MEMGIT_MARKER in text:
+            self.injected += 1
+            return
+        text = text.strip()
+        if not text:
+            return
+        if text.startswith(SESSION_CONTEXT):
+            self.contexts.append(text)
+            return
+        if SNAPSHOT in text:
+            self._add("user", text, "compact_summary", message)  # prime input: kept whole
+        elif _COMMAND.match(text):
+            self._add("user", trim(text, PROMPT_HEAD, PROMPT_TAIL, self.clean), "command", message)
+        else:
+            self._add("user", trim(text, PROMPT_HEAD, PROMPT_TAIL, self.clean), "prompt", message)
+
+    def _gemini(self, message: dict[str, Any]) -> None:
+        text = part_text(parts(message.get("content"))).strip()
+        if text == ACK:
+            text = ""
+        turn = self._add("assistant", text, "message", message)
+        calls = message.get("toolCalls")
+        for record in calls if isinstance(calls, list) else []:
+            if isinstance(record, dict):
+                call = self._call(record)
+                turn.tool_calls.append(call)
+                if call.id:
+                    self.calls[call.id] = call
+
+    def _call(self, record: dict[str, Any]) -> ToolCall:
+        args = record.get("args")
+        call = ToolCall(id=_text(record.get("id")), name=_text(record.get("name")),
+                        input=trim_value(args, self.clean) if isinstance(args, dict) else {})
+        status = _text(record.get("status"))
+        output, failed = result_text(record.get("result"))
+        if not output and isinstance(record.get("resultDisplay"), str):
+            output = record["resultDisplay"]
+        if record.get("result") not in (None, "", []) or status in ANSWERED:
+            call.answered = True
+            call.is_error = failed or status in ("error", "cancelled") or _exit_failed(call.name, output)
+            call.output = trim_output(output or ("cancelled" if status == "cancelled" else ""), self.clean)
+        return call
+
+    def _response(self, response: dict[str, Any]) -> None:
+        """A tool response recorded as a user message (v0.44+): it answers a call still open."""
+        call = self.calls.get(response.get("id")) if isinstance(response.get("id"), str) else None
+        if call is None or call.answered:
+            return
+        output, failed = result_text([{"functionResponse": response}])
+        call.output, call.answered = trim_output(output, self.clean), True
+        call.is_error = failed or _exit_failed(call.name, output)
+
+    def _add(self, role: str, text: str, kind: str, message: dict[str, Any]) -> Turn:
+        turn = Turn(role, text, kind, utc(message.get("timestamp")), sidechain=self.sidechain)
+        self.turns.append(turn)
+        return turn
+
+    def finish(self) -> list[Turn]:
+        """The turns, without model turns left with neither text nor calls (thoughts only)."""
+        return [t for t in self.turns if t.role == "user" or t.text or t.tool_calls]
+
+
+def parts(content: Any) -> list[dict[str, Any]]:
+    """A PartListUnion (a string, a Part, a list of either) as a list of Parts."""
+    if isinstance(content, str):
+        return [{"text": content}]
+    if isinstance(content, dict):
+        return [content]
+    if isinstance(content, list):
+        return [p if isinstance(p, dict) else {"text": p} for p in content if isinstance(p, dict | str)]
+    return []
+
+
+def part_text(content: list[dict[str, Any]]) -> str:
+    """The visible text of Parts: thoughts left out, attachments as `[image]` / `[file]`."""
+    texts = []
+    for part in content:
+        if isinstance(part.get("text"), str) and part.get("thought") is not True:
+            texts.append(part["text"])
+        elif "inlineData" in part:
+            texts.append("[image]")
+        elif "fileData" in part:
+            texts.append("[file]")
+    return "".join(texts) if len(texts) < 2 else "\n".join(texts)
+
+
+def result_text(result: Any) -> tuple[str, bool]:
+    """The text of a tool call's result Parts, and whether it reports an error."""
+    texts, failed = [], False
+    for part in parts(result):
+        response = part.get("functionResponse")
+        if isinstance(response, dict):
+            body = response.get("response")
+            if isinstance(body, dict) and "error" in body:
+                failed = True
+                texts.append(_stringify(body["error"]))
+            elif isinstance(body, dict) and "output" in body:
+                texts.append(_stringify(body["output"]))
+            elif body is not None:
+                texts.append(_stringify(body))
+        elif isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif "inlineData" in part:
+            texts.append("[image]")
+    return "\n".join(t for t in texts if t), failed
+
+
+def _exit_failed(name: str, output: str) -> bool:
+    """True when a shell call's result ends with a non-zero `Exit Code:` (its status says success)."""
+    if name != "run_shell_command":
+        return False
+    code = _EXIT_CODE.search(output[-2000:])
+    return bool(code and code.group(1) != "0")
+
+
+def _stringify(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)[:20000]
+    except (TypeError, ValueError, RecursionError):
+        return ""
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
