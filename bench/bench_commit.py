@@ -33,8 +33,8 @@ NOW = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
 
 def prepared(n: int, slug: str, first: int = 100_000) -> list[tuple[str, bytes, str]]:
     """n new (path, note bytes, extract message) for this month, rendered before any timing."""
-    from memgit import notes
-    from memgit.ledger import format_message
+    from memgit.core import notes
+    from memgit.core.ledger import format_message
 
     rng = random.Random(first)
     out = []
@@ -61,8 +61,8 @@ def render_cost(n: int, slug: str) -> float:
 def commit_times(path: Path, branch: str, items, *, gate: bool = True,
                  fsync: bool = True) -> tuple[list[float], list[float]]:
     """Open the repo once, commit each prepared note on branch; return each commit's ms and its fsyncs' ms."""
-    from memgit import redact
-    from memgit.repo import MemoryRepo
+    from memgit.core import redact
+    from memgit.store.repo import MemoryRepo
 
     times, flushes = [], []
     with MemoryRepo.open(path, gate=(lambda blobs: redact.gate(blobs, ())) if gate else None) as repo:
@@ -77,8 +77,8 @@ def commit_times(path: Path, branch: str, items, *, gate: bool = True,
 
 
 def ledger_times(path: Path, runs: int, *, cold: bool) -> tuple[list[float], int]:
-    from memgit import ledger
-    from memgit.repo import MemoryRepo
+    from memgit.store import ledger_cache
+    from memgit.store.repo import MemoryRepo
 
     times, entries = [], 0
     state = path / ".git" / "memgit"
@@ -87,20 +87,22 @@ def ledger_times(path: Path, runs: int, *, cold: bool) -> tuple[list[float], int
             (state / "ledger.pickle").unlink(missing_ok=True)
         t0 = time.perf_counter()
         with MemoryRepo.open(path) as repo:
-            entries = len(ledger.load(repo, state).entries)
+            entries = len(ledger_cache.load(repo, state).entries)
         times.append((time.perf_counter() - t0) * 1e3)
     return times, entries
 
 
 def one_session_sync(repo: Path, home: Path) -> tuple[float, dict, Spy]:
     """sync.run with one new ~200 KB session of the bench project, into the 10k-note repo, in-process."""
-    from memgit import config, ledger, sync
-    from memgit.repo import MemoryRepo
+    from memgit import config
+    from memgit.store import ledger_cache
+    from memgit.verbs import sync
+    from memgit.store.repo import MemoryRepo
 
     write_transcripts(home / ".claude" / "projects", 1, size_kb=200, seed=77, cwd="/home/u/dev/bench")
     cfg = config.load(env={**user_env(home), "MEMGIT_HOME": str(repo)})
     with MemoryRepo.open(repo) as memory:  # the ledger cache as the previous sync left it
-        ledger.load(memory, cfg.state_dir)
+        ledger_cache.load(memory, cfg.state_dir)
     with Spy(SYNC_PARTS) as parts:
         t0 = time.perf_counter()
         result = sync.run(cfg, sync.SyncOptions(all=True))
@@ -109,11 +111,11 @@ def one_session_sync(repo: Path, home: Path) -> tuple[float, dict, Spy]:
 
 
 SYNC_PARTS = {
-    "ledger.load": "memgit.ledger:load",
-    "consolidation": "memgit.consolidation:run",
-    "notes parsed (notes.parse_note)": "memgit.notes:parse_note",
-    "hook context rendering": "memgit.context:refresh",
-    "commits (MemoryRepo._commit)": "memgit.repo:MemoryRepo._commit",
+    "ledger.load": "memgit.store.ledger_cache:load",
+    "consolidation": "memgit.verbs.consolidate:run",
+    "notes parsed (notes.parse_note)": "memgit.core.notes:parse_note",
+    "hook context rendering": "memgit.hook.context:refresh",
+    "commits (MemoryRepo._commit)": "memgit.store.repo:MemoryRepo._commit",
 }
 
 

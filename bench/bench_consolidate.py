@@ -27,12 +27,12 @@ from generate import make_note_repo, write_transcripts
 SYNC_TARGET_S = 1.0
 LEDGER_TARGET_MS = 300.0
 PARTS = {
-    "reading + extraction": "memgit.sync:_Run.prepare",
-    "commits (MemoryRepo._commit)": "memgit.repo:MemoryRepo._commit",
-    "consolidation": "memgit.consolidation:run",
-    "  of which the scopes' Memory": "memgit.consolidation:scope_memory",
-    "hook context": "memgit.context:refresh",
-    "ledger.load": "memgit.ledger:load",
+    "reading + extraction": "memgit.verbs.sync:_Run.prepare",
+    "commits (MemoryRepo._commit)": "memgit.store.repo:MemoryRepo._commit",
+    "consolidation": "memgit.verbs.consolidate:run",
+    "  of which the scopes' Memory": "memgit.verbs.consolidate:scope_memory",
+    "hook context": "memgit.hook.context:refresh",
+    "ledger.load": "memgit.store.ledger_cache:load",
 }
 
 
@@ -43,7 +43,7 @@ def config(repo: Path, home: Path):
 
 
 def heads(repo: Path) -> dict[str, str]:
-    from memgit.repo import MemoryRepo
+    from memgit.store.repo import MemoryRepo
 
     with MemoryRepo.open(repo) as memory:
         return memory.branches()
@@ -61,8 +61,9 @@ def main() -> None:
     print(f"python -c pass: {base:.1f} ms (median of 11)")
     tmp = Path(tempfile.mkdtemp(prefix="memgit-bench-consolidate-"))
     try:
-        from memgit import consolidation, ledger, sync
-        from memgit.repo import MemoryRepo
+        from memgit.verbs import consolidate as consolidation, sync
+        from memgit.store import ledger_cache
+        from memgit.store.repo import MemoryRepo
 
         repo, home = tmp / "memory", tmp / "home"
         t0 = time.perf_counter()
@@ -81,7 +82,7 @@ def main() -> None:
         for i in range(args.rounds):
             write_transcripts(home / ".claude" / "projects", 1, size_kb=200, seed=77 + i, cwd=f"/home/u/dev/bench")
             with MemoryRepo.open(repo) as memory:  # the ledger cache as the previous sync left it
-                ledger.load(memory, cfg.state_dir)
+                ledger_cache.load(memory, cfg.state_dir)
             with Spy(PARTS) as parts:
                 t0 = time.perf_counter()
                 result = sync.run(cfg, sync.SyncOptions(all=True))
@@ -108,21 +109,21 @@ def main() -> None:
 
         cold_ms, warm_ms = [], []
         def forget() -> None:  # what a new process knows: nothing (load reuses what this one read)
-            ledger._LAST.clear()
-            ledger._READ.clear()
+            ledger_cache._LAST.clear()
+            ledger_cache._READ.clear()
 
         for _ in range(1 if args.quick else 3):
             (cfg.state_dir / "ledger.pickle").unlink(missing_ok=True)
             forget()
             t0 = time.perf_counter()
             with MemoryRepo.open(repo) as memory:
-                entries = len(ledger.load(memory, cfg.state_dir).entries)
+                entries = len(ledger_cache.load(memory, cfg.state_dir).entries)
             cold_ms.append((time.perf_counter() - t0) * 1e3)
         for _ in range(5):
             forget()
             t0 = time.perf_counter()
             with MemoryRepo.open(repo) as memory:
-                ledger.load(memory, cfg.state_dir)
+                ledger_cache.load(memory, cfg.state_dir)
             warm_ms.append((time.perf_counter() - t0) * 1e3)
         print(f"ledger.load, {entries} entries: cold {median(cold_ms):.0f} ms, warm {median(warm_ms):.0f} ms")
         rows.add(f"cold ledger load, {entries} ledger commits (p50)", median(cold_ms), "ms", LEDGER_TARGET_MS,

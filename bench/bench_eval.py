@@ -34,7 +34,7 @@ def git(repo: Path, *args: str) -> str:
 
 
 def memgit(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([PYTHON, "-m", "memgit.cli", *args], env=env, capture_output=True, text=True)
+    return subprocess.run([PYTHON, "-m", "memgit.cli.commands", *args], env=env, capture_output=True, text=True)
 
 
 def percentile(values: list[int], q: float) -> int:

@@ -59,7 +59,7 @@ def checked(stdout: bytes) -> str:
 
 def summarise(memory: Path) -> None:
     """Commit consolidated summaries, as `memgit consolidate` would leave them."""
-    from memgit.repo import MemoryRepo
+    from memgit.store.repo import MemoryRepo
 
     bullets = "\n".join(f"- [convention] bench convention {i}: always run `make check-{i}` before a push "
                         f"(3 sessions, strong)" for i in range(90))
@@ -71,7 +71,7 @@ def summarise(memory: Path) -> None:
 
 
 def write_sessions(folder: Path, n: int) -> None:
-    from memgit.synthetic import SessionWriter, session_id
+    from memgit.sources.claude_code.synthetic import SessionWriter, session_id
 
     folder.mkdir(parents=True, exist_ok=True)
     then = time.time() - 40 * 86400  # outside the 30-day window: looked at, never waiting
@@ -104,7 +104,7 @@ def main() -> None:
         subprocess.run(["git", "init", "-q", str(project)], check=True, env=git_env)
         subprocess.run(["git", "-C", str(project), "remote", "add", "origin", "https://github.com/acme/bench.git"],
                        check=True, env=git_env)
-        from memgit.synthetic import encode_project_dir
+        from memgit.sources.claude_code.synthetic import encode_project_dir
 
         folder = home / ".claude" / "projects" / encode_project_dir(str(project))
         write_sessions(folder, 200)

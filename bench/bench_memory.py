@@ -1,6 +1,6 @@
 """Peak memory reading a 50 MB transcript (DESIGN §8: <= 200 MB).
 
-A fresh subprocess imports memgit.sources.claude_code, notes its peak RSS (VmHWM in
+A fresh subprocess imports memgit.sources.claude_code.reader, notes its peak RSS (VmHWM in
 /proc/self/status: the baseline), reads the generated transcript with claude_code.read_transcript
 and notes VmHWM again. The figure is the peak after reading (the whole process: interpreter,
 imports, the Transcript it returns); the growth over the baseline is printed beside it, with the
@@ -33,7 +33,7 @@ t = claude_code.read_transcript(sys.argv[1])
 seconds = time.perf_counter() - t0
 peak = {HWM}
 if sys.argv[2:] == ["pipeline"]:  # what sync does next with it: redact, then extract
-    from memgit import sync
+    from memgit.verbs import sync
     from memgit.extract import heuristic
     heuristic.extract(sync.redact_transcript(t, ()), project="bench")
 print(json.dumps({{"base": base, "peak": peak, "pipeline": {HWM}, "seconds": seconds, "turns": len(t.turns),

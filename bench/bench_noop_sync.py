@@ -3,7 +3,7 @@
 What a user runs: the real CLI, `python -m memgit.cli sync`, as a fresh subprocess, with HOME and
 XDG_* pointing at a temporary home and MEMGIT_*/CLAUDE_*/GIT_* scrubbed. A first `sync --all`
 (not timed) reads every transcript; then each timed run finds nothing to do. The rounds
-interleave `python -c pass`, `python -c "import memgit.cli"` and the sync, so the three medians
+interleave `python -c pass`, `python -c "import memgit.cli.commands"` and the sync, so the three medians
 see the same machine noise.
 
     python bench/bench_noop_sync.py [--quick] [--transcripts 1000] [--runs 15] [--profile]
@@ -83,7 +83,7 @@ def main() -> None:
         print(f"a no-op run says: {check.stdout.strip()}")
         no_pyc = {**env, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": str(home / "no-pyc")}
         cold = [wall_ms(sync_cmd, env=no_pyc, cwd=home) for _ in range(3)]
-        for cmd in ([PYTHON, "-c", "pass"], [PYTHON, "-c", "import memgit.cli"], sync_cmd):
+        for cmd in ([PYTHON, "-c", "pass"], [PYTHON, "-c", "import memgit.cli.commands"], sync_cmd):
             wall_ms(cmd, env=env, cwd=home)  # warm-up: page cache, bytecode cache
         other_env = args.compare and {**env, "PYTHONPATH": str(args.compare.resolve())}
         if other_env:
@@ -91,7 +91,7 @@ def main() -> None:
         passes, imports, syncs, others = [], [], [], []
         for _ in range(runs):
             passes.append(wall_ms([PYTHON, "-c", "pass"], env=env, cwd=home))
-            imports.append(wall_ms([PYTHON, "-c", "import memgit.cli"], env=env, cwd=home))
+            imports.append(wall_ms([PYTHON, "-c", "import memgit.cli.commands"], env=env, cwd=home))
             syncs.append(wall_ms(sync_cmd, env=env, cwd=home))
             if other_env:
                 others.append(wall_ms(sync_cmd, env=other_env, cwd=home))
@@ -110,7 +110,7 @@ def main() -> None:
               f"median of 3 {median(cold):.0f} ms)")
         rows.add(f"no-op sync, {args.transcripts} transcripts (p50)", median(syncs), "ms", TARGET_MS,
                  note=f"p90 {p90(syncs):.0f} ms; {median(syncs) / base:.1f}x python -c pass; "
-                      f"import memgit.cli {median(imports):.0f} ms")
+                      f"import memgit.cli.commands {median(imports):.0f} ms")
         if args.profile or median(syncs) > TARGET_MS:
             profile(env, home)
     finally:

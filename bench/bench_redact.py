@@ -37,8 +37,8 @@ def fixture_folders() -> list[Path]:
 def worker(src: Path, runs: int) -> dict:
     """Measure in this process the memgit found at `src`."""
     sys.path.insert(0, str(src))
-    from memgit import redact
-    from memgit.sources import claude_code
+    from memgit.core import redact
+    from memgit.sources.claude_code import reader as claude_code
 
     with tempfile.TemporaryDirectory() as tmp:
         projects = Path(tmp)

@@ -57,7 +57,7 @@ def lay_out_fixtures(projects: Path) -> None:
 
 def jsonl_bytes(projects: Path) -> tuple[int, int]:
     """(all .jsonl bytes under projects, bytes of the main transcripts alone)."""
-    from memgit.sources import claude_code
+    from memgit.sources.claude_code import reader as claude_code
 
     everything = sum(p.stat().st_size for p in projects.rglob("*.jsonl"))
     main = sum(f.size for f in claude_code.discover(projects))
@@ -69,23 +69,25 @@ def warm_imports() -> None:
     import frontmatter  # noqa: F401
     import yaml  # noqa: F401
 
-    from memgit import redact, scopes, sync  # noqa: F401
+    from memgit.core import redact, scopes
+    from memgit.verbs import sync
     from memgit.extract import heuristic  # noqa: F401
-    from memgit.lock import sync_lock  # noqa: F401
-    from memgit.repo import MemoryRepo  # noqa: F401
+    from memgit.store.lock import sync_lock  # noqa: F401
+    from memgit.store.repo import MemoryRepo  # noqa: F401
 
 
 # Parts of the run timed in place (see Spy): consolidation includes its own commits.
 IN_RUN = {
-    "consolidation (its commits included)": "memgit.consolidation:run",
-    "hook context rendering": "memgit.context:refresh",
-    "every commit (MemoryRepo._commit)": "memgit.repo:MemoryRepo._commit",
+    "consolidation (its commits included)": "memgit.verbs.consolidate:run",
+    "hook context rendering": "memgit.hook.context:refresh",
+    "every commit (MemoryRepo._commit)": "memgit.store.repo:MemoryRepo._commit",
 }
 
 
 def timed_sync(home: Path, profiler: cProfile.Profile | None = None) -> tuple[float, dict, FsyncMeter, Spy]:
     """One full sync into a new repository under `home`; return (seconds, summary, its fsyncs, its parts)."""
-    from memgit import config, sync
+    from memgit import config
+    from memgit.verbs import sync
 
     # A new path each run: deleting the last repo here would leave the disk busy freeing it.
     repo = Path(tempfile.mkdtemp(prefix="memory-", dir=home))
@@ -104,9 +106,10 @@ def timed_sync(home: Path, profiler: cProfile.Profile | None = None) -> tuple[fl
 
 def stages(projects: Path) -> dict[str, float]:
     """Seconds spent reading, redacting and extracting every main transcript, each stage alone."""
-    from memgit import notes, sync
+    from memgit.core import notes
+    from memgit.verbs import sync
     from memgit.extract import heuristic
-    from memgit.sources import claude_code
+    from memgit.sources.claude_code import reader as claude_code
 
     files = claude_code.discover(projects)
     spent = {"read": 0.0, "redact": 0.0, "extract": 0.0, "render": 0.0}

@@ -4,7 +4,7 @@
     python bench/generate.py big FILE --mb 50               # one ~50 MB session
     python bench/generate.py repo DIR --notes 10000         # a memory repo, 10k notes / 10k commits
 
-Transcripts are built with memgit.synthetic.SessionWriter (the real record format) and written
+Transcripts are built with memgit.sources.claude_code.synthetic.SessionWriter (the real record format) and written
 record by record, so a 50 MB session never sits in memory as one string. Content is drawn from
 pools of realistic lines (pytest and npm logs, source code, grep hits, git output) with a seeded
 random generator: the same seed writes the same bytes.
@@ -14,9 +14,9 @@ The note repository is built directly with dulwich objects written into one pack
 
 - `main` holds the init commit, as `memgit init` makes it;
 - `projects/<slug>` forks from it with PROJECT.md (through MemoryRepo.commit, as sync does), then
-  one commit adds every note (rendered with memgit.notes.render_note) under sessions/YYYY/MM/,
+  one commit adds every note (rendered with memgit.core.notes.render_note) under sessions/YYYY/MM/,
   then a chain of `commits` ledger commits (extract/skip messages with the real trailers, made
-  by memgit.ledger.format_message) that all point at that final tree. The history therefore reads
+  by memgit.core.ledger.format_message) that all point at that final tree. The history therefore reads
   like 10k syncs to the ledger, while the object store holds one tree per directory, as a
   `git gc`'d repository would after the same syncs (less the intermediate trees).
 """
@@ -37,7 +37,7 @@ SRC = Path(os.environ.get("MEMGIT_BENCH_SRC") or Path(__file__).resolve().parent
 if str(SRC) not in sys.path:
     sys.path.insert(0, str(SRC))
 
-from memgit.synthetic import SessionWriter, encode_project_dir, session_id  # noqa: E402
+from memgit.sources.claude_code.synthetic import SessionWriter, encode_project_dir, session_id  # noqa: E402
 
 HOUR = 3600
 WORDS = (
@@ -272,9 +272,9 @@ def _note(rng: random.Random, i: int, project: str, day: datetime):
     """A session note with learnings worded like the extractor's: most name things of their own
     session (files, functions, errors), some recur across sessions (the test command, the team's
     rules, a known gotcha), as in a real project's memory."""
-    from memgit.model import Learning, Note
+    from memgit.core.model import Learning, Note
 
-    from memgit.notes import slugify
+    from memgit.core.notes import slugify
 
     a, b = rng.choice(WORDS), rng.choice(WORDS)
     title = rng.choice(TASKS).format(a=a, b=b).rstrip("?.")[:72]
@@ -334,10 +334,10 @@ def make_note_repo(path: Path, notes: int = 10_000, commits: int = 10_000, *, sl
     """
     from dulwich.objects import Blob, Commit
 
-    from memgit import notes as notes_mod
-    from memgit import scopes
-    from memgit.ledger import format_message
-    from memgit.repo import DEFAULT_AUTHOR, MemoryRepo
+    from memgit.core import notes as notes_mod
+    from memgit.core import scopes
+    from memgit.core.ledger import format_message
+    from memgit.store.repo import DEFAULT_AUTHOR, MemoryRepo
     from memgit.resources import repo_template_files
 
     rng = random.Random(seed)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from .errors import ConfigError
+from memgit.errors import ConfigError
 
 DEFAULT_AUTHOR = "memgit <memgit@localhost>"
 

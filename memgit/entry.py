@@ -1,7 +1,7 @@
-"""The `memgit` console script: hook events go straight to memgit.hook, everything else to the CLI.
+"""The `memgit` console script: hook events go straight to memgit.hook.entry, everything else to the CLI.
 
 A hook runs at every session start and end; importing click (and through the CLI, more) would
-cost more than the hook's whole work, so `memgit hook <event>` never imports memgit.cli.
+cost more than the hook's whole work, so `memgit hook <event>` never imports memgit.cli.commands.
 `memgit hook --help` and anything else still goes through click.
 """
 
@@ -13,11 +13,11 @@ import sys
 def main() -> None:
     args = sys.argv[1:]
     if len(args) == 2 and args[0] == "hook":
-        from memgit import hook
+        from memgit.hook import entry as hook
 
         if args[1] in hook.EVENTS:
             sys.exit(hook.main(args[1:]))
-    from memgit.cli import main as cli_main
+    from memgit.cli.commands import main as cli_main
 
     cli_main()
 

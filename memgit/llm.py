@@ -25,8 +25,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Callable, Sequence, TypeVar
 
-from .errors import LLMError
-from .redact import redact
+from memgit.errors import LLMError
+from memgit.core.redact import redact
 
 log = logging.getLogger("memgit.llm")
 T = TypeVar("T")

@@ -11,8 +11,8 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConfigError
-from .resources import data_dir
+from memgit.errors import ConfigError
+from memgit.resources import data_dir
 
 NAMES = ("extract", "consolidate", "consolidate_global")
 

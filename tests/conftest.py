@@ -81,7 +81,7 @@ def memgit_cli():
     """Run a memgit command in-process; returns click's Result (stdout and stderr apart)."""
     from click.testing import CliRunner
 
-    from memgit.cli import cli
+    from memgit.cli.commands import cli
 
     def run(*args: str, input: str | None = None):
         return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)

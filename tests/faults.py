@@ -35,8 +35,8 @@ def memgit_env(home: Path, **extra: str) -> dict:
 
 
 def memgit(home: Path, *args: str, preexec=None, env: dict | None = None, timeout: float = 120):
-    """Run `python -m memgit.cli ARGS` in a child process; return the CompletedProcess (text)."""
-    return subprocess.run([sys.executable, "-m", "memgit.cli", *args], env=env or memgit_env(home),
+    """Run `python -m memgit.cli.commands ARGS` in a child process; return the CompletedProcess (text)."""
+    return subprocess.run([sys.executable, "-m", "memgit.cli.commands", *args], env=env or memgit_env(home),
                           capture_output=True, text=True, timeout=timeout, preexec_fn=preexec, cwd=home)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .. import tokens
+from memgit.core import tokens
 
 MAX_CHARS = 8_999  # "always under 9,000 characters", whatever the token budget
 

@@ -12,11 +12,11 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 
-from .. import redact, tokens
-from ..model import Consolidation
-from . import _markdown
-from ._budget import MAX_CHARS
-from .heuristic.skills import MARKER, MAX_NAME
+from memgit.core import redact, tokens
+from memgit.core.model import Consolidation
+from memgit.consolidate import _markdown
+from memgit.consolidate._budget import MAX_CHARS
+from memgit.consolidate.heuristic.skills import MARKER, MAX_NAME
 
 MAX_MEMORY_CHARS = 400_000
 MAX_SKILL_CHARS = 20_000
@@ -48,7 +48,7 @@ def problems(c: Consolidation, *, budget_tokens: int, extra_patterns: Sequence[s
 
 
 def skill_problems(name: str, text: str) -> list[str]:
-    from ..notes import split_front_matter
+    from memgit.core.notes import split_front_matter
 
     found = []
     if not _NAME.match(name) or len(name) > MAX_NAME:

@@ -18,11 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from .. import llm, prompts, redact, tokens
-from ..config import Config
-from ..model import Consolidation, Note
-from . import _markdown, _validate
-from ._budget import MAX_CHARS
+from memgit import llm, prompts
+from memgit.core import redact, tokens
+from memgit.config import Config
+from memgit.core.model import Consolidation, Note
+from memgit.consolidate import _markdown, _validate
+from memgit.consolidate._budget import MAX_CHARS
 
 MAX_OUTPUT_TOKENS = 16_384
 NOTE_SUMMARY = 300  # characters of a note's summary shown to the model

@@ -36,7 +36,7 @@ def plain(name: str, extra_patterns: Sequence[str] = (), allow: Sequence[str] = 
     surrounding whitespace, not too long, and no secret in it."""
     if _UUID.fullmatch(name):  # how agents name their session files: nothing to look for
         return True
-    from .. import redact
+    from memgit.core import redact
 
     if not (name and len(name) <= MAX_NAME and name.isprintable() and name == name.strip() and "  " not in name):
         return False
@@ -66,7 +66,7 @@ def stand_in(name: str) -> str:
 def safe_label(text: str, extra_patterns: Sequence[str] = ()) -> str:
     """A short one-line label from outside (a cwd, a git branch) made safe: as safe_text, and a
     secret that starts a path part (`feature/<token>`, `-home-u-<token>`) is found there too."""
-    from .. import redact
+    from memgit.core import redact
 
     text = printable(text)
     allow = tuple(getattr(extra_patterns, "allow", ()))
@@ -84,6 +84,6 @@ def safe_label(text: str, extra_patterns: Sequence[str] = ()) -> str:
 def safe_text(text: str, extra_patterns: Sequence[str] = ()) -> str:
     """Free text to be written (a commit message, a reason, a cwd): secrets redacted, control
     characters escaped."""
-    from .. import redact
+    from memgit.core import redact
 
     return redact.redact(printable(text), extra_patterns)

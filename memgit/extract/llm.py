@@ -18,10 +18,11 @@ import re
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from .. import llm, notes, prompts, redact, tokens
-from ..config import Config
-from .heuristic import filters, shell
-from ..model import LEARNING_TYPES, OUTCOMES, Extraction, Learning, Note, ToolCall, Transcript, Turn
+from memgit import llm, prompts
+from memgit.core import notes, redact, tokens
+from memgit.config import Config
+from memgit.extract.heuristic import filters, shell
+from memgit.core.model import LEARNING_TYPES, OUTCOMES, Extraction, Learning, Note, ToolCall, Transcript, Turn
 
 MAX_LEARNINGS = 12
 MAX_KEYWORDS = 8

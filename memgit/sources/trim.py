@@ -24,7 +24,7 @@ _ISO_Z = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z")  # memgit'
 
 def redact(text: str) -> str:
     """The built-in redaction, imported only when a long text needs it."""
-    from memgit import redact as rules
+    from memgit.core import redact as rules
 
     return rules.redact(text)
 

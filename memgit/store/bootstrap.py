@@ -28,8 +28,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memgit.errors import STORAGE_ERRNOS, LockHeld, MemgitError, StorageError
-from memgit.ledger import format_message
-from memgit.scopes import BRANCH_PREFIX
+from memgit.core.ledger import format_message
+from memgit.core.scopes import BRANCH_PREFIX
 
 MAIN = "main"  # the global scope's branch
 SKELETON = 2  # version of the repository skeleton (memgit.skeleton in .git/config); 2 added .gitignore
@@ -167,7 +167,7 @@ def _cut_short(git: Path) -> bool:
 
 def _build(path: Path, files: Mapping[str, bytes], author: str) -> None:
     """Build the repository beside path and rename it into place in one step."""
-    from memgit.repo import MemoryRepo
+    from memgit.store.repo import MemoryRepo
 
     tmp = path.with_name(f".{path.name}{CREATING}{os.getpid()}")
     try:

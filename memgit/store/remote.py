@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..errors import SecretFound
-from . import scan as scan_mod
+from memgit.errors import SecretFound
+from memgit.store import scan as scan_mod
 
 MAX_LISTED = 5
 
 
 def ensure_pushable(repo, extra_patterns: Sequence[str] = ()) -> None:
-    """Refuse to push `repo` (a memgit.repo.MemoryRepo) while its history holds a possible secret.
+    """Refuse to push `repo` (a memgit.store.repo.MemoryRepo) while its history holds a possible secret.
 
     Raises:
         SecretFound: naming the kind and place of each finding (never the value) and what to do.

@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
-from .. import redact
-from ..core.names import safe_text
+from memgit.core import redact
+from memgit.core.names import safe_text
 
 MAX_CACHE_FILE = 256 << 20  # bytes; a bigger file under .git/memgit is not memgit's
 
@@ -35,7 +35,7 @@ class Found:
 
 
 def scan(repo, extra_patterns: Sequence[str] = (), *, caches: bool = True) -> list[Found]:
-    """Every possible secret in `repo` (a memgit.repo.MemoryRepo), oldest commits first.
+    """Every possible secret in `repo` (a memgit.store.repo.MemoryRepo), oldest commits first.
 
     Args:
         caches: also the files under .git/memgit (derived: deleting them removes a finding there).

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from memgit.cli import cli
-from memgit.synthetic import demo_sessions
+from memgit.cli.commands import cli
+from memgit.sources.claude_code.synthetic import demo_sessions
 from tests.conftest import age, git
 
 COMMANDS = ["init", "sync", "status", "log", "show", "demo"]
@@ -87,7 +87,7 @@ def test_demo_runs_the_whole_pipeline(memgit_cli, tmp_path):
 
 
 def test_help_does_not_import_litellm_or_dulwich():
-    code = ("import sys; from memgit.cli import cli\n"
+    code = ("import sys; from memgit.cli.commands import cli\n"
             "try:\n    cli(['--help'])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'dulwich')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

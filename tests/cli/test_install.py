@@ -9,7 +9,7 @@ import tomllib
 
 import pytest
 
-from memgit import install as install_mod
+from memgit.verbs import install as install_mod
 from tests.conftest import ROOT, git
 
 # A settings file as a person has it: other keys, other hooks on the events memgit uses and on others.

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memgit.extract import heuristic
-from memgit.model import USER_KINDS, Extraction, Transcript
+from memgit.core.model import USER_KINDS, Extraction, Transcript
 from memgit.sources import codex, gemini
 from memgit.sources.codex.fragments import REQUEST
 from memgit.sources.codex.reader import thread_id

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from memgit.synthetic import SessionWriter, session_id
+from memgit.sources.claude_code.synthetic import SessionWriter, session_id
 from tests import faults
 from tests.conftest import age, fsck, git, ledger_commits
 from tests.fake_llm import FakeLLM, Reply

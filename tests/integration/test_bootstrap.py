@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from memgit.synthetic import SessionWriter, session_id
+from memgit.sources.claude_code.synthetic import SessionWriter, session_id
 from tests import faults
 from tests.conftest import age, fsck, git, ledger_commits
 
@@ -48,7 +48,7 @@ def test_kill_9_while_the_first_sync_creates_the_repo_never_leaves_a_half_made_o
     data = memory_path.parent
     hits = 0
     for attempt in range(8):
-        proc = subprocess.Popen([sys.executable, "-m", "memgit.cli", "sync"], env=env, cwd=hermetic_env,
+        proc = subprocess.Popen([sys.executable, "-m", "memgit.cli.commands", "sync"], env=env, cwd=hermetic_env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
         # Kill it the moment the repository starts to exist (its .creating- directory appears):
@@ -110,7 +110,7 @@ def test_a_git_repository_with_refs_or_a_directory_with_files_is_refused_not_cle
 # A sync that has imported everything and waits for the go file: the runs start within a millisecond.
 AT_ONCE = """
 import os, sys, time
-from memgit.cli import main
+from memgit.cli.commands import main
 while not os.path.exists(sys.argv[1]):
     time.sleep(0.0005)
 sys.argv = ["memgit", "sync", "--json"]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from memgit.model import USER_KINDS
-from memgit.sources.claude_code import discover, read_transcript
-from memgit.sources.claude_records import CONTINUATION
+from memgit.core.model import USER_KINDS
+from memgit.sources.claude_code.reader import discover, read_transcript
+from memgit.sources.claude_code.records import CONTINUATION
 from tests.conftest import CLAUDE_FIXTURES, needs_shared
 
 pytestmark = needs_shared

@@ -11,13 +11,14 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memgit import consolidation, tokens
+from memgit.verbs import consolidate as consolidation
+from memgit.core import tokens
 from memgit.consolidate import _markdown, heuristic
 from memgit.errors import LLMError
-from memgit.model import Consolidation
-from memgit.notes import split_front_matter
-from memgit.repo import MemoryRepo
-from memgit.synthetic import SessionWriter, session_id
+from memgit.core.model import Consolidation
+from memgit.core.notes import split_front_matter
+from memgit.store.repo import MemoryRepo
+from memgit.sources.claude_code.synthetic import SessionWriter, session_id
 from tests.conftest import age, all_refs, fsck, git, ledger_commits
 
 ROOT = "/home/demo/dev"

@@ -10,8 +10,8 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-from memgit import tokens
-from memgit.cli import cli
+from memgit.core import tokens
+from memgit.cli.commands import cli
 from memgit.consolidate import _markdown, heuristic
 from memgit.consolidate.heuristic.skills import MARKER
 from tests.conftest import all_refs, fsck, git, ledger_commits, needs_shared, point_home

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from memgit.synthetic import SessionWriter, session_id
+from memgit.sources.claude_code.synthetic import SessionWriter, session_id
 from tests.conftest import age, fsck, git, ledger_commits
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +34,7 @@ def memgit_env(home: Path) -> dict:
 
 
 def sync(home: Path, *, kill_after: float | None = None) -> int | None:
-    proc = subprocess.Popen([sys.executable, "-m", "memgit.cli", "sync"], env=memgit_env(home),
+    proc = subprocess.Popen([sys.executable, "-m", "memgit.cli.commands", "sync"], env=memgit_env(home),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     if kill_after is None:
         _, err = proc.communicate(timeout=120)

@@ -21,7 +21,7 @@ import stat
 
 import pytest
 
-from memgit.synthetic import SessionWriter, session_id
+from memgit.sources.claude_code.synthetic import SessionWriter, session_id
 from tests import faults
 from tests.conftest import age, fsck, git, ledger_commits
 
@@ -72,7 +72,7 @@ def run(*args, cwd=home):
     return {"rc": r.returncode, "out": r.stdout, "err": r.stderr}
 
 def memgit(*args):
-    return run(sys.executable, "-m", "memgit.cli", *args)
+    return run(sys.executable, "-m", "memgit.cli.commands", *args)
 
 def ledger():
     out = run("git", "-C", repo, "log", "--all", "--format=%(trailers:key=Memgit-Session,valueonly)")["out"]
@@ -165,7 +165,7 @@ def run(*args):
     return {"rc": r.returncode, "out": r.stdout, "err": r.stderr}
 
 def memgit(*args):
-    return run(sys.executable, "-m", "memgit.cli", *args)
+    return run(sys.executable, "-m", "memgit.cli.commands", *args)
 
 def locks():
     return [os.path.join(d, n) for d, _, names in os.walk(os.path.join(repo, ".git"))

@@ -11,9 +11,9 @@ import pytest
 
 from memgit.extract import heuristic
 from memgit.extract.heuristic import filters, rank
-from memgit.model import LEARNING_TYPES, OUTCOMES, Extraction, Note
-from memgit.notes import render_note
-from memgit.sources.claude_code import read_transcript
+from memgit.core.model import LEARNING_TYPES, OUTCOMES, Extraction, Note
+from memgit.core.notes import render_note
+from memgit.sources.claude_code.reader import read_transcript
 from tests.conftest import CLAUDE_FIXTURES, needs_shared
 
 pytestmark = needs_shared

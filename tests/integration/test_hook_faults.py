@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memgit.synthetic import encode_project_dir
+from memgit.sources.claude_code.synthetic import encode_project_dir
 from tests.conftest import ROOT, git
 from tests.integration import test_hooks
 from tests.integration.test_hooks import (GLOBAL_MARK, PROJECT_MARK, additional_context, payload, project_session,
@@ -107,7 +107,7 @@ def test_a_held_sync_lock(world, claude_projects, memory_path, monkeypatch):
     waiting = project_session(world, "faults-waiting").write(claude_projects)
     state = memory_path / ".git" / "memgit"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from pathlib import Path; from memgit.lock import sync_lock\n"
+        [sys.executable, "-c", "import sys; from pathlib import Path; from memgit.store.lock import sync_lock\n"
                                "with sync_lock(Path(sys.argv[1]), wait=False):\n"
                                "    print('locked', flush=True); sys.stdin.read()", str(state)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})

@@ -17,10 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from memgit import context
+from memgit.core import briefing as core_briefing
+from memgit.hook import context
+from memgit.verbs import briefing
 from memgit.config import load as load_config
-from memgit.repo import MemoryRepo
-from memgit.synthetic import SessionWriter, encode_project_dir, session_id
+from memgit.store.repo import MemoryRepo
+from memgit.sources.claude_code.synthetic import SessionWriter, encode_project_dir, session_id
 from tests.conftest import CLAUDE_FIXTURES, ROOT, age, git, ledger_commits, needs_shared
 
 DATA = ROOT / "tests" / "data" / "hooks"
@@ -211,7 +213,7 @@ def test_a_huge_memory_is_cut_to_fit_and_stays_fenced(world, memory_path):
         **{f"notes/2026-11-{d:02d}-n.md": f"pinned {d}\n{lines}\n" for d in range(1, 6)}})
     text = additional_context(run_hook("session-start", payload("session-start-startup.json", cwd=str(world)),
                                        cwd=world)[0])
-    assert len(text) <= context.BUDGET
+    assert len(text) <= core_briefing.BUDGET
     assert PROJECT_MARK in text and GLOBAL_MARK in text and "pinned 5" in text
     assert "cut to fit" in text and "memgit show projects/pinion:memory_summary.md" in text
     assert text.count("</memgit-context") == 1 and text.count("<memgit-context") == 1
@@ -279,7 +281,7 @@ def test_pre_compact_syncs_the_session_so_far(world, claude_projects, memory_pat
 def test_refresh_renders_the_cache_and_the_hook_reads_it_without_heavy_imports(world, memory_path):
     cfg = load_config()
     with MemoryRepo.open(memory_path) as repo:
-        context.refresh(repo, cfg, ["projects/pinion", "main", "no-such-branch"])
+        briefing.refresh(repo, cfg, ["projects/pinion", "main", "no-such-branch"])
     parts = memory_path / ".git" / "memgit" / "context" / "parts"
     assert sorted(p.name for p in parts.iterdir()) == ["main.json", "projects%2Fpinion.json"]
     probe = ("import sys, atexit\n"
@@ -328,7 +330,7 @@ def test_refresh_never_fails_the_sync_that_calls_it(world, memory_path, caplog):
     loose.chmod(0o644)
     loose.write_bytes(b"garbage")
     with MemoryRepo.open(memory_path) as repo:
-        context.refresh(repo, load_config(), ["projects/pinion", "main"])
+        briefing.refresh(repo, load_config(), ["projects/pinion", "main"])
     parts = memory_path / ".git" / "memgit" / "context" / "parts"
     assert sorted(p.name for p in parts.iterdir()) == ["main.json"]  # the broken scope is left to the hook
     assert "cannot render the session-start context of projects/pinion" in caplog.text

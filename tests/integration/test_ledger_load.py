@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from memgit import ledger
-from memgit.ledger import Ledger, format_message
-from memgit.repo import MemoryRepo
+from memgit.store import ledger_cache
+from memgit.core.ledger import Ledger, format_message
+from memgit.store.repo import MemoryRepo
 from tests.conftest import git
 
 
@@ -39,12 +39,12 @@ def commit(repo: Path, branch: str, message: str, when: int, fork_from: str = ""
 
 def load(repo: Path) -> Ledger:
     with MemoryRepo.open(repo) as memory:
-        return ledger.load(memory, repo / ".git" / "memgit")
+        return ledger_cache.load(memory, repo / ".git" / "memgit")
 
 
 def from_scratch(repo: Path) -> Ledger:
-    ledger._LAST.clear()
-    ledger._READ.clear()
+    ledger_cache._LAST.clear()
+    ledger_cache._READ.clear()
     (repo / ".git" / "memgit" / "ledger.pickle").unlink(missing_ok=True)
     return load(repo)
 
@@ -60,7 +60,7 @@ def same(a: Ledger, b: Ledger) -> None:
 def repo(tmp_path: Path) -> Path:
     path = tmp_path / "memory"
     MemoryRepo.init(path, {"README.md": b"memory\n"}, author="t <t@t>").close()
-    ledger._LAST.clear()
+    ledger_cache._LAST.clear()
     return path
 
 
@@ -94,8 +94,8 @@ def test_the_cache_file_is_read_again_when_another_process_rewrote_it(repo):
     load(repo)
     commit(repo, "main", extract_message("s1", "100-300"), t + 10)
     # another process (a hook's sync) loads and rewrites the cache; this one must not trust its memo
-    subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; from memgit import ledger; "
-                    "from memgit.repo import MemoryRepo; r = Path(sys.argv[1]); "
-                    "m = MemoryRepo.open(r); ledger.load(m, r / '.git' / 'memgit'); m.close()", str(repo)],
+    subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; from memgit.store import ledger_cache; "
+                    "from memgit.store.repo import MemoryRepo; r = Path(sys.argv[1]); "
+                    "m = MemoryRepo.open(r); ledger_cache.load(m, r / '.git' / 'memgit'); m.close()", str(repo)],
                    check=True, cwd=Path(__file__).resolve().parents[2])
     assert load(repo).processed_end("claude-code/s1") == 300

@@ -9,7 +9,7 @@ import pytest
 
 from memgit import config, llm
 from memgit.consolidate import llm as cons
-from memgit.model import Consolidation
+from memgit.core.model import Consolidation
 from tests.conftest import git
 from tests.fake_llm import Reply
 from tests.integration.test_llm_sync import NOTE, write_sessions

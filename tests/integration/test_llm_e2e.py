@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from memgit.synthetic import SessionWriter, session_id
+from memgit.sources.claude_code.synthetic import SessionWriter, session_id
 from tests.conftest import age, git, ledger_commits
 from tests.integration.test_secrets import planted
 

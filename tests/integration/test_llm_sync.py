@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from memgit.synthetic import SessionWriter, session_id
+from memgit.sources.claude_code.synthetic import SessionWriter, session_id
 from tests.conftest import age, git, ledger_commits
 from tests.fake_llm import Reply
 from tests.integration.test_secrets import planted, write_planted_sessions

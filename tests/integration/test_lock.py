@@ -11,13 +11,13 @@ import time
 import pytest
 
 from memgit.errors import LockHeld
-from memgit.lock import lock_holder, sync_lock
+from memgit.store.lock import lock_holder, sync_lock
 from tests.conftest import ROOT
 
 HOLD = """
 import sys, time
 from pathlib import Path
-from memgit.lock import sync_lock
+from memgit.store.lock import sync_lock
 with sync_lock(Path(sys.argv[1]), wait=False):
     print("locked", flush=True)
     time.sleep(float(sys.argv[2]))

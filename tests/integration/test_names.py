@@ -10,7 +10,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from memgit.synthetic import SessionWriter, session_id
+from memgit.sources.claude_code.synthetic import SessionWriter, session_id
 from tests.conftest import age, fsck, git
 
 TOKEN = "ghp_" + "Zx9Qw3Er7Ty1Ui5Op2As6Df0Gh4Jk8Lm3Nb7V"[:36]  # built here, not a real-looking literal

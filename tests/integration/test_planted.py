@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from memgit.redact import find_secrets
-from memgit.synthetic import SessionWriter, session_id
+from memgit.core.redact import find_secrets
+from memgit.sources.claude_code.synthetic import SessionWriter, session_id
 from tests.conftest import age, fsck
 from tests.fake_llm import Reply
 from tests.integration.test_secrets import planted

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from memgit.model import Transcript
-from memgit.sources.claude_code import read_transcript
-from memgit.sources.claude_records import RecordParser
+from memgit.core.model import Transcript
+from memgit.sources.claude_code.reader import read_transcript
+from memgit.sources.claude_code.records import RecordParser
 from memgit.sources.jsonl import JsonlRange
-from memgit.synthetic import SessionWriter, demo_sessions, session_id
+from memgit.sources.claude_code.synthetic import SessionWriter, demo_sessions, session_id
 from tests.conftest import CLAUDE_FIXTURES, age, fsck, ledger_commits, needs_shared
 
 SEED = 20261125

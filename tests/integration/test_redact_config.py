@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from memgit import config, redact
+from memgit import config
+from memgit.core import redact
 from memgit.errors import ConfigError
-from memgit.model import Transcript, Turn
-from memgit.synthetic import SessionWriter, session_id
+from memgit.core.model import Transcript, Turn
+from memgit.sources.claude_code.synthetic import SessionWriter, session_id
 from tests.conftest import age
 
 TOKEN = "ghp_" + "Zx9Qw3Er7Ty1Ui5Op2As6Df0Gh4Jk8Lm3Nb7V"[:36]  # built here, not a real token

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from memgit.errors import ConflictError, MemgitError, NotARepo, SecretFound
-from memgit.repo import INIT_MESSAGE, MemoryRepo
+from memgit.store.repo import INIT_MESSAGE, MemoryRepo
 from tests.conftest import ROOT, fsck, git
 
 AUTHOR = "memgit test <memgit-test@localhost>"
@@ -81,7 +81,7 @@ def test_open_refuses_a_directory_that_is_not_a_repo(tmp_path):
 
 def test_import_does_not_pull_in_porcelain():
     out = subprocess.run(
-        [sys.executable, "-c", "import sys, memgit.repo; print(sorted(m for m in sys.modules "
+        [sys.executable, "-c", "import sys, memgit.store.repo; print(sorted(m for m in sys.modules "
          "if m in ('dulwich.porcelain', 'dulwich.merge')))"],
         env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, check=True,
     )  # fmt: skip
@@ -225,7 +225,7 @@ def test_commit_with_retry_loses_nothing_across_processes(repo):
     code = """
         import sys
         from pathlib import Path
-        from memgit.repo import MemoryRepo
+        from memgit.store.repo import MemoryRepo
         def build(head):
             lines = r.read(head, "shared.md") or b""
             return {"shared.md": lines + f"{sys.argv[2]}-{i}\\n".encode()}, f"extract(main): {sys.argv[2]}-{i}"
@@ -351,8 +351,8 @@ def test_walk_changed_paths_list_and_read(repo):
 CRASH_AFTER_REF_MOVE = """
     import os, sys
     from pathlib import Path
-    from memgit import worktree
-    from memgit.repo import MemoryRepo
+    from memgit.store import worktree
+    from memgit.store.repo import MemoryRepo
     worktree.Worktree._advance = lambda self, lock, old, new: os._exit(9)   # die holding index.lock
     with MemoryRepo.open(Path(sys.argv[1])) as r:
         r.commit("main", {"MEMORY.md": b"new words\\n", "sessions/2026/11/c.md": b"c\\n"}, "extract(main): c")
@@ -396,7 +396,7 @@ def test_kill_9_at_random_moments_leaves_a_repairable_repo(repo):
         import sys
         from pathlib import Path
         from memgit.errors import ConflictError
-        from memgit.repo import MemoryRepo
+        from memgit.store.repo import MemoryRepo
         with MemoryRepo.open(Path(sys.argv[1])) as r:
             for i in range(10_000):
                 def build(head):
@@ -453,7 +453,7 @@ def test_index_v4_is_kept_in_sync(repo):
 
 
 def test_index_locked_by_git_fails_before_the_ref_moves(repo, monkeypatch):
-    from memgit import worktree
+    from memgit.store import worktree
 
     monkeypatch.setattr(worktree, "_INDEX_LOCK_WAIT", 0.1)
     head = repo.head("main")
@@ -494,7 +494,7 @@ def test_a_corrupt_index_stops_commits_to_the_checked_out_branch_only(repo):
 def test_a_ref_lock_left_by_a_killed_writer_delays_the_next_commit_but_does_not_fail_it(tmp_path):
     import time as clock
 
-    from memgit.repo import MemoryRepo
+    from memgit.store.repo import MemoryRepo
 
     with MemoryRepo.init(tmp_path / "m", {"README.md": b"x\n"}, author="memgit <memgit@localhost>") as repo:
         root = repo.root()

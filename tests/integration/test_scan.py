@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memgit.errors import SecretFound
-from memgit.repo import MemoryRepo
+from memgit.store.repo import MemoryRepo
 from memgit.store import remote
 from tests.conftest import git
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memgit.scopes import Identity, find_git, identify, new_project, resolve
+from memgit.core.scopes import Identity, new_project, resolve
+from memgit.sources.workspace import find_git, identify
 from tests.conftest import git
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs the git CLI")

@@ -2,7 +2,7 @@
 
 import json
 
-from memgit.synthetic import SessionWriter, demo_sessions, session_id
+from memgit.sources.claude_code.synthetic import SessionWriter, demo_sessions, session_id
 from tests.conftest import age, all_refs, fsck, git, ledger_commits
 
 

@@ -5,7 +5,7 @@ import subprocess
 import sys
 import time
 
-from memgit.synthetic import SessionWriter, session_id
+from memgit.sources.claude_code.synthetic import SessionWriter, session_id
 from tests.conftest import ROOT, age, git, ledger_commits
 
 
@@ -30,7 +30,7 @@ def hold_lock(memory_path, seconds: float) -> subprocess.Popen:
     """Another process holding the sync lock for `seconds` (returns once it holds it)."""
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         "import sys, time; from pathlib import Path; from memgit.lock import sync_lock\n"
+         "import sys, time; from pathlib import Path; from memgit.store.lock import sync_lock\n"
          "with sync_lock(Path(sys.argv[1]), wait=False):\n    print('held', flush=True); time.sleep(float(sys.argv[2]))",
          str(memory_path / ".git" / "memgit"), str(seconds)],
         stdout=subprocess.PIPE, text=True, cwd=ROOT)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memgit.sources import claude_code
+from memgit.sources.claude_code import reader as claude_code
 from tests.conftest import CLAUDE_FIXTURES, age, all_refs, fsck, git, ledger_commits, needs_shared, point_home
 
 pytestmark = needs_shared
@@ -43,7 +43,7 @@ def synced(tmp_path_factory):
     """One sync over all fixtures, shared by the tests of this module (it takes a few seconds)."""
     from click.testing import CliRunner
 
-    from memgit.cli import cli
+    from memgit.cli.commands import cli
 
     home = fixtures_home(tmp_path_factory, "fixtures-home")
     projects = home / ".claude" / "projects"

@@ -35,11 +35,11 @@ def test_wheel_installs_and_runs_demo_outside_the_source_tree(tmp_path):
     assert where[0].startswith(purelib) and where[1].startswith(purelib), where
     # the vendored gitleaks rules (data files of memgit.core.secret_rules) are in the wheel and load
     kind = subprocess.run([python, "-c", "from memgit.core.secret_rules import gitleaks; "
-                           "from memgit.redact import find_secrets; assert gitleaks.VENDORED.startswith(%r); "
+                           "from memgit.core.redact import find_secrets; assert gitleaks.VENDORED.startswith(%r); "
                            "print(find_secrets('lin_api_' + 'Zx9Qw3Er7Ty1Ui5Op2As6Df0Gh4Jk8Lm3Nb7VcX1')[0].kind)"
                            % purelib], capture_output=True, text=True, check=True, cwd=tmp_path).stdout.strip()
     assert kind == "linear_api_key"
-    demo = subprocess.run([python, "-m", "memgit.cli", "demo", "--keep", str(tmp_path / "demo")],
+    demo = subprocess.run([python, "-m", "memgit.cli.commands", "demo", "--keep", str(tmp_path / "demo")],
                           capture_output=True, text=True, cwd=tmp_path)
     assert demo.returncode == 0, demo.stderr
     assert "## Learnings" in demo.stdout and "extract(" in demo.stdout

@@ -2,7 +2,7 @@
 
 import json
 
-from memgit.synthetic import SessionWriter, session_id
+from memgit.sources.claude_code.synthetic import SessionWriter, session_id
 from tests.conftest import age, fsck, git
 
 

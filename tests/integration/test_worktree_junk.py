@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memgit.repo import MemoryRepo
-from memgit.synthetic import SessionWriter, session_id
-from memgit.worktree import ALWAYS_IGNORED
+from memgit.store.repo import MemoryRepo
+from memgit.sources.claude_code.synthetic import SessionWriter, session_id
+from memgit.store.worktree import ALWAYS_IGNORED
 from tests.conftest import ROOT, age, fsck, git, ledger_commits
 
 LITTER = [".DS_Store", "sessions/.DS_Store", "README.md.swp", ".MEMORY.md.swo", "notes.md~", ".#MEMORY.md",

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from memgit.errors import TranscriptError
-from memgit.model import USER_KINDS
-from memgit.sources.claude_code import AGENT, discover, peek_cwd, projects_dir, read_transcript
+from memgit.core.model import USER_KINDS
+from memgit.sources.claude_code.reader import AGENT, discover, peek_cwd, projects_dir, read_transcript
 
 ROOT = Path(__file__).resolve().parents[2]
 _ids = itertools.count(1)
@@ -455,7 +455,7 @@ def test_discover_is_fast(tmp_path):
 _RSS_CHILD = """
 import resource, sys
 from pathlib import Path
-from memgit.sources.claude_code import read_transcript
+from memgit.sources.claude_code.reader import read_transcript
 t = read_transcript(Path(sys.argv[1]))
 assert t.end == Path(sys.argv[1]).stat().st_size, (t.end, t.bad_lines)
 peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -499,7 +499,7 @@ def test_peek_cwd_reads_only_the_head(tmp_path):
 
 
 def test_memgit_context_printed_by_a_tool_is_dropped_from_its_output(tmp_path):
-    from memgit.synthetic import SessionWriter
+    from memgit.sources.claude_code.synthetic import SessionWriter
 
     w = SessionWriter("f00dcafe-0000-4000-8000-000000000001", "/home/u/dev/app")
     w.user("What does memgit know about this project?")

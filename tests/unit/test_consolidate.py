@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from memgit import tokens
+from memgit.core import tokens
 from memgit.consolidate import _markdown, heuristic
 from memgit.consolidate.heuristic import briefing, skills
-from memgit.model import Learning, Note
-from memgit.notes import split_front_matter
-from memgit.scopes import Project
+from memgit.core.model import Learning, Note
+from memgit.core.notes import split_front_matter
+from memgit.core.scopes import Project
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = Project(branch="projects/pinion", name="pinion", remotes=("github.com/acme/pinion",), paths=())
@@ -375,15 +375,3 @@ def test_global_budget_holds_with_many_projects():
     result = across(projects, pinned=PINNED, budget=1000)
     assert tokens.count(result.summary_md) <= 1000 and len(result.summary_md) < 9000
     assert "Never commit .env files." in result.memory_md  # shared by every project
-
-
-# ---- the core stays pure ------------------------------------------------------------------
-
-
-def test_the_consolidation_core_imports_no_adapters():
-    from tests.test_architecture import FORBIDDEN, imported_modules
-
-    for path in sorted((ROOT / "memgit" / "consolidate").rglob("*.py")):
-        if path.name != "llm.py":
-            assert not imported_modules(path) & FORBIDDEN, path.name
-    assert not imported_modules(ROOT / "memgit" / "tokens.py") & FORBIDDEN

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from memgit import tokens
+from memgit.core import tokens
 
 
 def test_counts_are_cl100k_base_counts():
@@ -23,7 +23,7 @@ def test_counting_imports_neither_litellm_nor_needs_the_network():
     code = ("import sys, socket\n"
             "def refuse(*a, **k): raise OSError('no network in this test')\n"
             "socket.socket.connect = refuse\n"
-            "from memgit import tokens\n"
+            "from memgit.core import tokens\n"
             "assert tokens.exact() and tokens.count('hello world') == 2\n"
             "print('litellm' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -63,7 +63,7 @@ def test_counts_summed_over_cached_pieces_equal_the_encoding(private_pieces):
 
 
 def test_a_later_process_counts_known_pieces_without_building_the_encoding(tmp_path):
-    code = ("from memgit import tokens\n"
+    code = ("from memgit.core import tokens\n"
             "n = tokens.count_often('The summary says how to build and test: `make test`, 3 times.')\n"
             "print(n, tokens._encoding.cache_info().misses)")
     env = {"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path)}

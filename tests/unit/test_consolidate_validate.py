@@ -4,7 +4,7 @@ import pytest
 
 from memgit.consolidate import _validate
 from memgit.consolidate.heuristic.skills import MARKER
-from memgit.model import Consolidation
+from memgit.core.model import Consolidation
 
 MEMORY = "# Memory: pinion\n\n## Gotchas\n\n- [gotcha] Redis first. — 1 session: [x](sessions/2026/01/a.md)\n"
 SKILL = "---\nname: pinion-run-tests\ndescription: Run the tests of pinion; use before committing.\n---\n# Run\n"

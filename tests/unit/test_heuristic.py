@@ -13,7 +13,7 @@ import pytest
 from memgit.extract import heuristic
 from memgit.extract.heuristic import filters, preferences, rank
 from memgit.extract.heuristic.shell import parse, verbatim
-from memgit.model import LEARNING_TYPES, Extraction, Note, ToolCall, Transcript, Turn
+from memgit.core.model import LEARNING_TYPES, Extraction, Note, ToolCall, Transcript, Turn
 
 CWD = "/home/u/dev/pinion"
 _ids = iter(range(10**9))

@@ -4,8 +4,8 @@ import subprocess
 
 import pytest
 
-from memgit.ledger import Ledger, entry_from_commit, format_message, parse_subject, parse_trailers, reverted_target
-from memgit.repo import CommitInfo
+from memgit.core.ledger import Ledger, entry_from_commit, format_message, parse_subject, parse_trailers, reverted_target
+from memgit.core.ledger import CommitInfo
 
 
 def info(message: str, sha: str = "a" * 40, time: int = 1) -> CommitInfo:

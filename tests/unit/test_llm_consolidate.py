@@ -8,7 +8,7 @@ import pytest
 
 from memgit import config, prompts
 from memgit.consolidate import llm as cons
-from memgit.model import Consolidation, Learning, Note
+from memgit.core.model import Consolidation, Learning, Note
 
 PATH = "sessions/2026/11/2026-11-18-fix-the-sync-tests-6f1c2e4a.md"
 OTHER = "sessions/2026/11/2026-11-19-add-dry-run-0b1d4c39.md"

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from memgit import llm, prompts, tokens
+from memgit import llm, prompts
+from memgit.core import tokens
 from memgit.extract import llm as extract_llm
 from memgit.extract.llm import Draft, build_messages, fit, parse_reply, render_blocks, to_note
-from memgit.model import ToolCall, Transcript, Turn
+from memgit.core.model import ToolCall, Transcript, Turn
 
 SECRET = "ghp_" + "Zx9Qw3Er7Ty1Ui5Op2As6Df0Gh4Jk8Lm3Nb7V"[:36]
 
@@ -203,7 +204,7 @@ def test_litellm_error_text_is_one_clean_line():
 
 
 def test_the_models_learnings_pass_the_same_filters():
-    from memgit.model import Learning
+    from memgit.core.model import Learning
 
     t = session(Turn("user", "fix the tests", "prompt"),
                 Turn("assistant", "", tool_calls=[bash("cd /home/u/dev/pinion && uv run pytest -x tests/", "3 passed")]))

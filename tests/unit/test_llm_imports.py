@@ -11,8 +11,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import json, sys
 from click.testing import CliRunner
-import memgit.cli, memgit.sync, memgit.llm, memgit.prompts, memgit.extract.llm, memgit.consolidate.llm
-from memgit.synthetic import demo_sessions
+import memgit.cli.commands, memgit.verbs.sync, memgit.llm, memgit.prompts, memgit.extract.llm, memgit.consolidate.llm
+from memgit.sources.claude_code.synthetic import demo_sessions
 from pathlib import Path
 import os, time
 seen = {"import": "litellm" in sys.modules}
@@ -21,7 +21,7 @@ for session in demo_sessions():  # something for the heuristic sync to extract
     os.utime(path, (time.time() - 7200, time.time() - 7200))
 runner = CliRunner()
 for args in (["--help"], ["sync", "--help"], ["sync", "--json"], ["status", "--json"]):
-    result = runner.invoke(memgit.cli.cli, args)
+    result = runner.invoke(memgit.cli.commands.cli, args)
     assert result.exit_code == 0, (args, result.output)
     if args[0] == "sync" and len(args) > 1 and args[1] == "--json":
         assert json.loads(result.output)["extracted"] >= 3
@@ -41,7 +41,7 @@ def test_the_cli_help_and_a_heuristic_sync_never_import_litellm(tmp_path):
 
 
 def test_python_c_import_memgit_cli_does_not_import_litellm(tmp_path):
-    code = "import sys, memgit.cli; print('litellm' in sys.modules, 'openai' in sys.modules)"
+    code = "import sys, memgit.cli.commands; print('litellm' in sys.modules, 'openai' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)},
                          capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["False", "False"], out.stderr

@@ -2,8 +2,8 @@
 
 import pytest
 
-from memgit.model import Learning, Note
-from memgit.notes import merge_notes, note_path, parse_note, render_note, slugify
+from memgit.core.model import Learning, Note
+from memgit.core.notes import merge_notes, note_path, parse_note, render_note, slugify
 
 
 def make_note(**kw) -> Note:

@@ -10,9 +10,9 @@ import dataclasses
 
 import pytest
 
-from memgit import redact as redact_mod
+from memgit.core import redact as redact_mod
 from memgit.errors import ConfigError, SecretFound
-from memgit.redact import Finding, find_secrets, gate, redact, redact_count
+from memgit.core.redact import Finding, find_secrets, gate, redact, redact_count
 
 
 def fake(n: int, alphabet: str = "A1b2C3d4E5f6") -> str:

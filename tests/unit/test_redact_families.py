@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from memgit.redact import find_secrets, redact
+from memgit.core.redact import find_secrets, redact
 from tests.sample_regex import draw
 
 RNG = random.Random("memgit/test_redact_families")

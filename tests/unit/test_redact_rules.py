@@ -23,7 +23,7 @@ import pytest
 from memgit.core.secret_rules import gitleaks, keyword_scan, rules
 from memgit.core.secret_rules.keywords import KeywordScan
 from memgit.core.secret_rules.re2 import translate
-from memgit.redact import find_secrets, redact
+from memgit.core.redact import find_secrets, redact
 from tests.sample_regex import draw
 
 TABLE = json.loads((Path(__file__).parents[1] / "data" / "gitleaks" / "samples.json").read_text())
@@ -179,7 +179,7 @@ def test_keyword_scan_without_the_automaton_finds_the_same():
 
 def test_trying_rules_at_their_keywords_finds_what_a_full_scan_finds():
     """The engine tries a rule only at, or near, its keywords; on gitleaks' samples that loses nothing."""
-    from memgit.redact import _matches
+    from memgit.core.redact import _matches
 
     by_id = {r.kind: r for r in gitleaks.rules()}
     for rule_id, entry in TABLE["rules"].items():

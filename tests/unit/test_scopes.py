@@ -1,13 +1,12 @@
-"""Project identity, branch naming and PROJECT.md: the pure part of memgit.scopes."""
+"""Project identity, branch naming and PROJECT.md: the pure part of memgit.core.scopes."""
 
 from __future__ import annotations
 
 import pytest
 
-from memgit.scopes import (
+from memgit.core.scopes import (
     Identity,
     Project,
-    git_config_value,
     identity_from_path,
     new_project,
     normalise_remote,
@@ -17,6 +16,7 @@ from memgit.scopes import (
     slugify,
     with_identity,
 )
+from memgit.sources.workspace import git_config_value
 
 
 @pytest.mark.parametrize(

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ...model import Consolidation, Note
-from ...scopes import Project
-from . import briefing, memory_md, scope, skills as skills_mod
-from .graph import Cluster, Occurrence, rank_key
-from .memory import Memory, View
+from memgit.core.model import Consolidation, Note
+from memgit.core.scopes import Project
+from memgit.consolidate.heuristic import briefing, memory_md, scope, skills as skills_mod
+from memgit.consolidate.heuristic.graph import Cluster, Occurrence, rank_key
+from memgit.consolidate.heuristic.memory import Memory, View
 
 CONSOLIDATOR = "heuristic/2"
 MAIN = "main"

@@ -13,15 +13,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from ...extract.heuristic.commands import displayed, partial
-from ...extract.heuristic.filters import problem
-from ...scopes import Project
-from .._budget import Document, Line
-from . import skills as skills_mod
-from .graph import Cluster, code_spans, tier
-from .memory import NoteInfo
-from .memory_md import TOPICS, link_label
-from .scope import CORRECTION, MIN_PROJECTS
+from memgit.extract.heuristic.commands import displayed, partial
+from memgit.extract.heuristic.filters import problem
+from memgit.core.scopes import Project
+from memgit.consolidate._budget import Document, Line
+from memgit.consolidate.heuristic import skills as skills_mod
+from memgit.consolidate.heuristic.graph import Cluster, code_spans, tier
+from memgit.consolidate.heuristic.memory import NoteInfo
+from memgit.consolidate.heuristic.memory_md import TOPICS, link_label
+from memgit.consolidate.heuristic.scope import CORRECTION, MIN_PROJECTS
 
 # What the summary holds at most of each type: no type fills it.
 CAPS = {"preference": 8, "convention": 6, "gotcha": 8, "decision": 5, "fact": 6}
@@ -53,7 +53,7 @@ def sentence(c: Cluster) -> str | None:
 
 def one_line(text: str, limit: int) -> str:
     """A person's note as one line: headings' #s dropped, whitespace collapsed, cut at a word."""
-    from ...notes import split_front_matter
+    from memgit.core.notes import split_front_matter
 
     try:
         _, body = split_front_matter(text)

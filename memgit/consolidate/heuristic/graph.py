@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
-from ...extract.heuristic.shell import parse
-from ...model import Note
+from memgit.extract.heuristic.shell import parse
+from memgit.core.model import Note
 
 THRESHOLD = 0.7  # merge: the same learning in other words (short statements; longer ones need more)
 PROBE = 0.5  # candidates for contradictions: low enough to find every one among short statements

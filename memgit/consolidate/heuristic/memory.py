@@ -14,7 +14,7 @@ token counts frozen when the Memory was last built in full (new tokens count as 
 how fast candidates are found, never which pairs are similar.
 
 The state lives in an embedded SQLite database: in memory for a one-off consolidation, in a file
-under .git/memgit/ for the cache a sync reuses (memgit.store.memory_cache), so that a sync reads
+under .git/memgit/ for the cache a sync reuses (memgit.consolidate.heuristic.cache), so that a sync reads
 only the rows it touches rather than the whole memory of a 10,000-note project.
 """
 
@@ -27,12 +27,12 @@ import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from ...model import Note
-from .graph import (
+from memgit.core.model import Note
+from memgit.consolidate.heuristic.graph import (
     CHOICE_TYPES, THRESHOLD, Cluster, Occurrence, Signature, contradicts, desc, group_key, normalise,
     note_occurrences, probe, rank_key, recency, signature, similar, threshold,
 )
-from .scope import GLOBAL_TYPES, portable
+from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, portable
 
 SCHEMA_VERSION = 3  # 3: members stored by group, so a cluster's members are read in one range
 REBUILD_GROWTH = 2  # take the token order again once the groups have doubled since it was taken

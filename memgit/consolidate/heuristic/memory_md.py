@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from .graph import Cluster, content_words
+from memgit.consolidate.heuristic.graph import Cluster, content_words
 
 TOPICS = (
     ("command", "Build and test"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .graph import Cluster, Occurrence
+from memgit.consolidate.heuristic.graph import Cluster, Occurrence
 
 GLOBAL_TYPES = ("preference", "convention", "gotcha")
 MIN_PROJECTS = 2

@@ -15,8 +15,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...extract.heuristic.shell import parse
-from .graph import Cluster, code_spans, normalise
+from memgit.extract.heuristic.shell import parse
+from memgit.consolidate.heuristic.graph import Cluster, code_spans, normalise
 
 MIN_SESSIONS = 3
 MARKER = "<!-- memgit:generated skill; `memgit consolidate` rewrites or removes it -->"

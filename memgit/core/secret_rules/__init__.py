@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from . import gitleaks, own
-from .keywords import KeywordScan
-from .rule import Rule, Span
+from memgit.core.secret_rules import gitleaks, own
+from memgit.core.secret_rules.keywords import KeywordScan
+from memgit.core.secret_rules.rule import Rule, Span
 
 __all__ = ["KeywordScan", "Rule", "Span", "keyword_scan", "rules", "rules_by_keyword"]
 

@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .judge import is_placeholder, shannon_entropy
-from .re2 import scoped, translate
-from .rule import Rule, Span
+from memgit.core.secret_rules.judge import is_placeholder, shannon_entropy
+from memgit.core.secret_rules.re2 import scoped, translate
+from memgit.core.secret_rules.rule import Rule, Span
 
 GENERIC = "generic-api-key"  # the catch-all: it runs after memgit's own assignment rules
 _NAME_PREFIX = re.compile(r"^((?:\(\?i\)|\(\?i:)*)\[\\w\.-\]\{0,50\}\?")

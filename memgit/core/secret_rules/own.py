@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from . import gitleaks
-from .judge import is_placeholder, looks_passphrase, looks_secret, shannon_entropy
-from .rule import Judge, Rule, Span
+from memgit.core.secret_rules import gitleaks
+from memgit.core.secret_rules.judge import is_placeholder, looks_passphrase, looks_secret, shannon_entropy
+from memgit.core.secret_rules.rule import Judge, Rule, Span
 
 _WORD_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 

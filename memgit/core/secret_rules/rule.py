@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .anchors import Placement, place
+from memgit.core.secret_rules.anchors import Placement, place
 
 Span = tuple[int, int]
 Judge = Callable[["re.Match[bytes]", bytes], "Span | None"]  # the span to redact, or None: no secret

@@ -19,13 +19,13 @@ is noise in the memory (the `skip` commit still records that the session was rea
 
 from __future__ import annotations
 
-from ...model import Extraction, Note, Transcript
-from .. import HEURISTIC
-from . import commands, decisions, facts, gotchas, preferences, rank, session, summary
-from .keywords import keywords
-from .session import EDIT_TOOLS, Session
-from .shell import program
-from .text import own_words, slugify
+from memgit.core.model import Extraction, Note, Transcript
+from memgit.extract import HEURISTIC
+from memgit.extract.heuristic import commands, decisions, facts, gotchas, preferences, rank, session, summary
+from memgit.extract.heuristic.keywords import keywords
+from memgit.extract.heuristic.session import EDIT_TOOLS, Session
+from memgit.extract.heuristic.shell import program
+from memgit.extract.heuristic.text import own_words, slugify
 
 EXTRACTOR = HEURISTIC
 LEARNERS = (preferences.learn, commands.learn, gotchas.learn, decisions.learn, facts.learn)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from .candidate import Candidate
-from .filters import is_ephemeral
-from .session import Run, Session
-from .shell import CATEGORIES
+from memgit.extract.heuristic.candidate import Candidate
+from memgit.extract.heuristic.filters import is_ephemeral
+from memgit.extract.heuristic.session import Run, Session
+from memgit.extract.heuristic.shell import CATEGORIES
 
 MAX_CHARS = 160
 _VERBS = {"test": "test", "lint": "lint", "format": "format", "typecheck": "type-check", "build": "build",

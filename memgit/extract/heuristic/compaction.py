@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .text import plain
+from memgit.extract.heuristic.text import plain
 
 _HEADER = re.compile(
     r"^\s*(?:(?:\d+\.\s*)?\**(?P<t1>[A-Z][A-Za-z /&'-]{2,50}?)\**:\**|#{1,4}\s*(?P<t2>[A-Z][A-Za-z /&'-]{2,50}?):?)\s*$"

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 
-from . import compaction
-from .candidate import REASON, Candidate, concreteness, fluff, hedged, monologue, reasoned
-from .filters import drop_opener, problem, scrub
-from .preferences import standing_rule, strip_filler
-from .session import Session
-from .text import clip, plain, sentence_case, units
+from memgit.extract.heuristic import compaction
+from memgit.extract.heuristic.candidate import REASON, Candidate, concreteness, fluff, hedged, monologue, reasoned
+from memgit.extract.heuristic.filters import drop_opener, problem, scrub
+from memgit.extract.heuristic.preferences import standing_rule, strip_filler
+from memgit.extract.heuristic.session import Session
+from memgit.extract.heuristic.text import clip, plain, sentence_case, units
 
 MAX_CHARS = 320
 _CHOICE = re.compile(

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 
-from . import compaction
-from .candidate import Candidate, concreteness, contrasted, fluff, hedged, monologue, reasoned
-from .filters import drop_opener, problem, scrub
-from .gotchas import DIAGNOSIS
-from .session import Exchange, Session
-from .text import sentence_case, units
+from memgit.extract.heuristic import compaction
+from memgit.extract.heuristic.candidate import Candidate, concreteness, contrasted, fluff, hedged, monologue, reasoned
+from memgit.extract.heuristic.filters import drop_opener, problem, scrub
+from memgit.extract.heuristic.gotchas import DIAGNOSIS
+from memgit.extract.heuristic.session import Exchange, Session
+from memgit.extract.heuristic.text import sentence_case, units
 
 PER_TEXT = 3
 _STATE = re.compile(

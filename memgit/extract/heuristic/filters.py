@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .text import LOGLIKE, words
+from memgit.extract.heuristic.text import LOGLIKE, words
 
 MIN_WORDS = 4
 MAX_CHARS = 480

@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import re
 
-from ...model import ToolCall
-from . import compaction
-from .candidate import Candidate, concreteness, fluff, hedged, monologue, reasoned
-from .commands import usable
-from .filters import drop_opener, is_ephemeral, problem, scrub
-from .session import EDIT_TOOLS, Exchange, Run, Session
-from .shell import failed, program, verbatim
-from .symptoms import symptom
-from .text import clip, fit_sentences, units
+from memgit.core.model import ToolCall
+from memgit.extract.heuristic import compaction
+from memgit.extract.heuristic.candidate import Candidate, concreteness, fluff, hedged, monologue, reasoned
+from memgit.extract.heuristic.commands import usable
+from memgit.extract.heuristic.filters import drop_opener, is_ephemeral, problem, scrub
+from memgit.extract.heuristic.session import EDIT_TOOLS, Exchange, Run, Session
+from memgit.extract.heuristic.shell import failed, program, verbatim
+from memgit.extract.heuristic.symptoms import symptom
+from memgit.extract.heuristic.text import clip, fit_sentences, units
 
 MAX_FIX = 320
 MAX_REPORT = 600  # characters of the person's own words in a message that reports a problem

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import re
 
-from . import compaction
-from .candidate import Candidate, concreteness, reasoned
-from .session import Session
-from .text import fit_sentences, sentence_case, sentences, words
+from memgit.extract.heuristic import compaction
+from memgit.extract.heuristic.candidate import Candidate, concreteness, reasoned
+from memgit.extract.heuristic.session import Session
+from memgit.extract.heuristic.text import fit_sentences, sentence_case, sentences, words
 
 MAX_RULE = 240
 MAX_CORRECTION = 300

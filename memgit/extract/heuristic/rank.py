@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...model import Learning
-from .candidate import Candidate
-from .filters import is_ephemeral, problem, scrub
-from .text import sentence_case, words
+from memgit.core.model import Learning
+from memgit.extract.heuristic.candidate import Candidate
+from memgit.extract.heuristic.filters import is_ephemeral, problem, scrub
+from memgit.extract.heuristic.text import sentence_case, words
 
 ORDER = ("preference", "convention", "command", "gotcha", "decision", "fact")  # how a note lists them
 CAPS = {"preference": 6, "convention": 3, "command": 4, "gotcha": 5, "decision": 5, "fact": 6}

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ...model import ToolCall, Transcript
-from . import shell
-from .text import clean_user_text, own_words
+from memgit.core.model import ToolCall, Transcript
+from memgit.extract.heuristic import shell
+from memgit.extract.heuristic.text import clean_user_text, own_words
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "str_replace_based_edit_tool"})
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})

@@ -16,7 +16,7 @@ import shlex
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .filters import scrub
+from memgit.extract.heuristic.filters import scrub
 
 CATEGORIES = ("test", "build", "lint", "typecheck", "format", "run", "ci", "install")
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import re
 
-from . import compaction
-from .candidate import concreteness, fluff
-from .decisions import plan_title
-from .filters import problem, scrub
-from .preferences import standing_rule, strip_filler
-from .session import EDIT_TOOLS, Session
-from .text import clip, fit_sentences, sentence_case, units, words
+from memgit.extract.heuristic import compaction
+from memgit.extract.heuristic.candidate import concreteness, fluff
+from memgit.extract.heuristic.decisions import plan_title
+from memgit.extract.heuristic.filters import problem, scrub
+from memgit.extract.heuristic.preferences import standing_rule, strip_filler
+from memgit.extract.heuristic.session import EDIT_TOOLS, Session
+from memgit.extract.heuristic.text import clip, fit_sentences, sentence_case, units, words
 
 MAX_TITLE = 72
 MAX_CLOSING = 480

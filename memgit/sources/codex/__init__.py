@@ -5,7 +5,7 @@ default_root, discover, read_transcript, peek_cwd; stream_size gives a `.zst` fi
 offsets read_transcript uses.
 """
 
-from memgit.model import AGENT_CODEX
+from memgit.core.model import AGENT_CODEX
 from memgit.sources.codex.discovery import default_root, discover
 from memgit.sources.codex.reader import peek_cwd, read_transcript
 from memgit.sources.files import SessionFile, stream_size

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from memgit.errors import TranscriptError
-from memgit.model import AGENT_CODEX
+from memgit.core.model import AGENT_CODEX
 from memgit.sources.codex.reader import thread_id
 from memgit.sources.files import ZSTD_SUFFIX, SessionFile
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from memgit.errors import TranscriptError
-from memgit.model import AGENT_CODEX, Transcript
+from memgit.core.model import AGENT_CODEX, Transcript
 from memgit.sources.codex.rollout import RolloutParser
 from memgit.sources.files import open_stream
 from memgit.sources.lines import RecordRange

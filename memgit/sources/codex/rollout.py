@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memgit.model import ToolCall, Turn
+from memgit.core.model import ToolCall, Turn
 from memgit.sources.codex import fragments, tools
 from memgit.sources.trim import (MEMGIT_MARKER, PROMPT_HEAD, PROMPT_TAIL, Clean, epoch_ms, redact, trim,
                                  trim_output, trim_value, utc)

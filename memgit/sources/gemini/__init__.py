@@ -4,7 +4,7 @@ The package's face is the one every source shows (see memgit.sources.files): AGE
 default_root, discover, read_transcript, peek_cwd.
 """
 
-from memgit.model import AGENT_GEMINI
+from memgit.core.model import AGENT_GEMINI
 from memgit.sources.files import SessionFile
 from memgit.sources.gemini.discovery import default_root, discover
 from memgit.sources.gemini.reader import peek_cwd, read_transcript

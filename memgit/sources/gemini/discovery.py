@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from memgit.errors import TranscriptError
-from memgit.model import AGENT_GEMINI
+from memgit.core.model import AGENT_GEMINI
 from memgit.sources.files import SessionFile
 
 PREFIX = "session-"

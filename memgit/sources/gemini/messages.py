@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from memgit.model import ToolCall, Turn
+from memgit.core.model import ToolCall, Turn
 from memgit.sources.trim import (MEMGIT_MARKER, PROMPT_HEAD, PROMPT_TAIL, Clean, redact, strip_tags, trim,
                                  trim_output, trim_value, utc)
 

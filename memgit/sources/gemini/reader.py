@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from memgit.errors import TranscriptError
-from memgit.model import AGENT_GEMINI, Transcript
+from memgit.core.model import AGENT_GEMINI, Transcript
 from memgit.sources.files import open_stream
 from memgit.sources.gemini import projects
 from memgit.sources.gemini.messages import MessageReader

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import ConfigError, MemgitError
+from memgit.errors import ConfigError, MemgitError
 
 # (Claude Code event, matcher or None for none, memgit hook argument, timeout in seconds)
 HOOKS = (
@@ -267,7 +267,7 @@ def describe_repo(repo_path: Path) -> str | None:
     Raises:
         MemgitError: the path holds a git repository memgit did not create (purge deletes only its own).
     """
-    from .repo import MemoryRepo
+    from memgit.store.repo import MemoryRepo
 
     if not (repo_path / ".git").is_dir():
         return None

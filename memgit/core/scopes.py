@@ -1,8 +1,7 @@
 """Project identity from a session's cwd, the `projects/<slug>` branch it maps to, and PROJECT.md.
 
-Everything here is pure except `identify`, which reads a few files under `.git` (memgit.gitfiles)
-(never a subprocess: `identify` runs in the session-start hook). python-frontmatter is imported
-lazily for the same reason.
+Everything here is pure: `memgit.sources.workspace.identify` reads a cwd's `.git` files and calls
+these rules. python-frontmatter is imported lazily (the session-start hook reads PROJECT.md).
 
 Remote normalisation (`normalise_remote`), decided once for every caller:
 
@@ -22,10 +21,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
-from .gitfiles import GitLocation, find_git, git_config_value, main_worktree, read_text
 
 BRANCH_PREFIX = "projects/"
 DEFAULT_SLUG = "project"
@@ -131,38 +128,6 @@ def _local_remote(path: str) -> str:
     return lead + "/".join(_path_parts(os.path.normpath(path).replace(os.sep, "/")))
 
 
-# --- the filesystem edge: identify -------------------------------------------------------------------
-
-
-def identify(cwd: str) -> Identity:
-    """Return the identity of the project a session started in `cwd` belongs to.
-
-    The origin remote when `cwd` is in a git repository, else its main worktree path; for a
-    directory in no repository (or gone), the path after the worktree layout heuristics, which is
-    upgraded to the repository's identity when that path is a live repository's root.
-    """
-    if not os.path.isabs(cwd):  # a sanitised or odd transcript: never resolve against memgit's own cwd
-        return identity_from_path(cwd)
-    path = os.path.normpath(cwd)
-    if os.path.isdir(path) and (location := find_git(Path(path))):
-        return _git_identity(location)
-    guess = identity_from_path(path)
-    if guess.path != path and os.path.isdir(guess.path):  # a gone worktree of a live repo
-        location = find_git(Path(guess.path))
-        if location and str(location.worktree) == guess.path:
-            return _git_identity(location)
-    return guess
-
-
-def _git_identity(location: GitLocation) -> Identity:
-    config = read_text(location.common_dir / "config") or ""
-    url = git_config_value(config, "remote", "origin", "url")
-    remote = normalise_remote(url) if url and url.strip() else None
-    path = str(main_worktree(location, config))
-    key = remote or path
-    return Identity(key=key, remote=remote, path=path, name=_last_part(key), in_repo=True)
-
-
 # --- pure identity, matching, naming -------------------------------------------------------
 
 
@@ -184,7 +149,7 @@ def identity_from_path(path: str) -> Identity:
         if part.endswith(WORKTREES_SUFFIX) and len(part) > len(WORKTREES_SUFFIX):
             norm = os.sep.join([*parts[:i], part[: -len(WORKTREES_SUFFIX)]])
             break
-    return Identity(key=norm, remote=None, path=norm, name=_last_part(norm))
+    return Identity(key=norm, remote=None, path=norm, name=last_part(norm))
 
 
 def written(identity: Identity, clean: Callable[[str], str]) -> Identity:
@@ -196,7 +161,7 @@ def written(identity: Identity, clean: Callable[[str], str]) -> Identity:
                    name=clean(identity.name))
 
 
-def _last_part(key: str) -> str:
+def last_part(key: str) -> str:
     name = key.rstrip("/" + os.sep).replace(os.sep, "/").rpartition("/")[2]
     if name.endswith(".git") and len(name) > len(".git"):
         name = name[: -len(".git")]

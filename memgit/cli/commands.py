@@ -10,7 +10,7 @@ from dataclasses import asdict
 
 import click
 
-from .errors import STORAGE_ERRNOS, MemgitError, StorageError
+from memgit.errors import STORAGE_ERRNOS, MemgitError, StorageError
 
 
 class Failure(click.ClickException):
@@ -74,7 +74,7 @@ repo_option = click.option("--repo", "repo_path", type=click.Path(file_okay=Fals
 
 
 def _config(repo_path: str | None):
-    from . import config
+    from memgit import config
 
     return config.load(repo_path=repo_path)
 
@@ -103,8 +103,8 @@ def init(path: str | None, as_json: bool) -> None:
 
     Example: memgit init --path ~/memory
     """
-    from .resources import repo_template_files
-    from .store import bootstrap
+    from memgit.resources import repo_template_files
+    from memgit.store import bootstrap
 
     cfg = _config(path)
     if not bootstrap.ensure(cfg.repo_path, repo_template_files(), author=cfg.author):
@@ -133,8 +133,8 @@ def sync(project, session, all_, dry_run, max_sessions, redo, retry_failed, wait
 
     Example: memgit sync --project pinion --dry-run --model anthropic/claude-haiku-4-5
     """
-    from . import sync as sync_mod
-    from .progress import Progress
+    from memgit.verbs import sync as sync_mod
+    from memgit.cli.progress import Progress
 
     opts = sync_mod.SyncOptions(project, session, all_, dry_run, max_sessions, redo, retry_failed, wait)
     cfg = sync_mod.with_model(_config(repo_path), model, api_base)
@@ -191,7 +191,7 @@ def consolidate(project, global_, force, wait, repo_path, as_json) -> None:
 
     Example: memgit consolidate --project pinion --global
     """
-    from . import consolidation
+    from memgit.verbs import consolidate as consolidation
 
     results = consolidation.consolidate(_config(repo_path), project=project, global_=global_, force=force, wait=wait)
     lines = [f"{r.sha[:8]} consolidate({r.scope}): {r.notes} notes, {r.learnings} learnings, summary "
@@ -209,7 +209,7 @@ def status(repo_path, as_json) -> None:
 
     Example: memgit status --json
     """
-    from . import views
+    from memgit.verbs import inspect as views
 
     data = views.status(_config(repo_path))
     rows = [f"{'project folder':44} {'disk':>5} {'done':>5} {'pend':>5} {'wait':>5} {'fail':>5}  last sync"]
@@ -251,10 +251,10 @@ def scan(no_caches, repo_path, as_json) -> None:
 
     Example: memgit scan --json
     """
-    from . import config
-    from .errors import SecretFound
-    from .repo import MemoryRepo
-    from .store import scan as scan_mod
+    from memgit import config
+    from memgit.errors import SecretFound
+    from memgit.store.repo import MemoryRepo
+    from memgit.store import scan as scan_mod
 
     cfg = config.load(repo_path=repo_path)
     with MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
@@ -277,7 +277,7 @@ def log(project, limit, repo_path, as_json) -> None:
 
     Example: memgit log --project pinion -n 5
     """
-    from . import views
+    from memgit.verbs import inspect as views
 
     rows = views.log(_config(repo_path), project=project, limit=limit)
     text = "\n".join(f"{r['sha'][:8]} {r['time']} {r['branch']:24} {r['subject']}" for r in rows)
@@ -293,7 +293,7 @@ def show(what, repo_path, as_json) -> None:
 
     Example: memgit show 6f1c2e4a
     """
-    from . import views
+    from memgit.verbs import inspect as views
 
     data = views.show(_config(repo_path), what)
     if data.get("content") is not None:
@@ -312,13 +312,13 @@ def demo(keep, as_json) -> None:
 
     Example: memgit demo
     """
-    from .demo import run_demo
+    from memgit.verbs.demo import run_demo
 
     data = run_demo(keep)
     _emit(as_json, {"ok": True, **data}, data["text"])
 
 
-# ---- Claude Code integration: hooks, context, install (memgit.hook, memgit.context, memgit.install)
+# ---- Claude Code integration: hooks, context, install (memgit.hook.entry, memgit.hook.context, memgit.verbs.install)
 
 
 @cli.group()
@@ -340,7 +340,7 @@ def hook_session_start() -> None:
 
     Example: memgit hook session-start < tests/data/hooks/session-start-startup.json
     """
-    from . import hook as hook_mod
+    from memgit.hook import entry as hook_mod
 
     hook_mod.main(["session-start"])
 
@@ -351,7 +351,7 @@ def hook_session_end() -> None:
 
     Example: memgit hook session-end < tests/data/hooks/session-end.json
     """
-    from . import hook as hook_mod
+    from memgit.hook import entry as hook_mod
 
     hook_mod.main(["session-end"])
 
@@ -362,7 +362,7 @@ def hook_pre_compact() -> None:
 
     Example: memgit hook pre-compact < tests/data/hooks/pre-compact.json
     """
-    from . import hook as hook_mod
+    from memgit.hook import entry as hook_mod
 
     hook_mod.main(["pre-compact"])
 
@@ -376,7 +376,7 @@ def context_cmd(cwd, repo_path, as_json) -> None:
 
     Example: memgit context --cwd ~/dev/pinion --json
     """
-    from . import context as context_mod
+    from memgit.hook import context as context_mod
 
     data = context_mod.preview(_config(repo_path), os.path.abspath(cwd or os.getcwd()))
     if as_json:
@@ -411,7 +411,7 @@ def install(settings_path, dry_run, as_json) -> None:
     """
     from pathlib import Path
 
-    from . import install as install_mod
+    from memgit.verbs import install as install_mod
 
     path = Path(settings_path) if settings_path else install_mod.default_settings(_config(None).claude_root)
     result = install_mod.install(path, dry_run=dry_run)
@@ -432,7 +432,7 @@ def uninstall(settings_path, purge, yes, dry_run, repo_path, as_json) -> None:
     """
     from pathlib import Path
 
-    from . import install as install_mod
+    from memgit.verbs import install as install_mod
 
     cfg = _config(repo_path)
     path = Path(settings_path) if settings_path else install_mod.default_settings(cfg.claude_root)

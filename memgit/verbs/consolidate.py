@@ -16,19 +16,19 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from . import notes as notes_mod
-from . import redact, scopes, tokens
-from .config import Config
-from .consolidate import _markdown, _validate, heuristic
-from .consolidate.heuristic.skills import MARKER
-from .errors import ConflictError, LLMError, MemgitError, SecretFound
-from .ledger import format_message, one_line, parse_subject, parse_trailers
-from .consolidate.heuristic.graph import note_occurrences, recency
-from .consolidate.heuristic.memory import Memory
-from .model import Consolidation, Note
-from .store import memory_cache
+from memgit.core import notes as notes_mod
+from memgit.core import redact, scopes, tokens
+from memgit.config import Config
+from memgit.consolidate import _markdown, _validate, heuristic
+from memgit.consolidate.heuristic.skills import MARKER
+from memgit.errors import ConflictError, LLMError, MemgitError, SecretFound
+from memgit.core.ledger import format_message, one_line, parse_subject, parse_trailers
+from memgit.consolidate.heuristic.graph import note_occurrences, recency
+from memgit.consolidate.heuristic.memory import Memory
+from memgit.core.model import Consolidation, Note
+from memgit.consolidate.heuristic import cache as memory_cache
 
-log = logging.getLogger("memgit.consolidation")
+log = logging.getLogger("memgit.verbs.consolidate")
 MAIN = "main"
 KIND = "consolidate"
 OUTPUTS = ("MEMORY.md", "memory_summary.md")
@@ -492,8 +492,8 @@ def consolidate(cfg: Config, *, project: str | None = None, global_: bool = Fals
         MemgitError: no project matches `project`.
         LockHeld: a sync is running and `wait` is false.
     """
-    from .lock import sync_lock
-    from .repo import MemoryRepo
+    from memgit.store.lock import sync_lock
+    from memgit.store.repo import MemoryRepo
 
     with sync_lock(cfg.state_dir, wait=wait), \
             MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:

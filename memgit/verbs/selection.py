@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fnmatch import fnmatch
 
-from .config import Config
-from .ledger import Ledger
-from .sources import claude_code
-from .sources.claude_code import SessionFile
+from memgit.config import Config
+from memgit.core.ledger import Ledger
+from memgit.sources.claude_code.reader import SessionFile
 
 
 @dataclass(frozen=True, slots=True)

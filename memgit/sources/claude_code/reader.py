@@ -9,8 +9,8 @@ from pathlib import Path
 
 from memgit.core.names import safe_name
 from memgit.errors import TranscriptError, TranscriptGone
-from memgit.model import AGENT_CLAUDE_CODE, Transcript
-from memgit.sources.claude_records import Clean, RecordParser, utc
+from memgit.core.model import AGENT_CLAUDE_CODE, Transcript
+from memgit.sources.claude_code.records import Clean, RecordParser, utc
 from memgit.sources.jsonl import JsonlRange
 
 AGENT = AGENT_CLAUDE_CODE

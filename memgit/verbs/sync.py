@@ -17,19 +17,21 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Callable
 
-from . import ledger as ledger_mod
-from . import notes, redact, scopes
-from .config import Config
-from .core.names import safe_label, safe_name, safe_text
-from .errors import FULL_ERRNOS, LLMError, MemgitError, SecretFound, StorageError, TranscriptGone
-from .ledger import Ledger, format_message
-from .model import Extraction, Transcript
-from .redact import redact_note, redact_transcript
-from .selection import SyncOptions, Work, select
-from .sources import claude_code
-from .sources.claude_code import SessionFile
+from memgit.core import ledger as ledger_mod
+from memgit.store import ledger_cache
+from memgit.core import notes, redact, scopes
+from memgit.sources import workspace
+from memgit.config import Config
+from memgit.core.names import safe_label, safe_name, safe_text
+from memgit.errors import FULL_ERRNOS, LLMError, MemgitError, SecretFound, StorageError, TranscriptGone
+from memgit.core.ledger import Ledger, format_message
+from memgit.core.model import Extraction, Transcript
+from memgit.core.redact import redact_note, redact_transcript
+from memgit.verbs.selection import SyncOptions, Work, select
+from memgit.sources.claude_code import reader as claude_code
+from memgit.sources.claude_code.reader import SessionFile
 
-log = logging.getLogger("memgit.sync")
+log = logging.getLogger("memgit.verbs.sync")
 MAIN = "main"
 SETTLED = "settled.json"  # branch heads after the last complete consolidation (derived)
 UNREACHABLE_LIMIT = 3  # sessions in a row the model could not be reached for before the run stops calling it
@@ -59,7 +61,7 @@ class SyncResult:
     commits: int = 0
     dry_run: bool = False
     extractor: str = ""
-    consolidated: list = field(default_factory=list)  # memgit.consolidation.ConsolidateResult
+    consolidated: list = field(default_factory=list)  # memgit.verbs.consolidate.ConsolidateResult
     consolidation_error: str = ""
     warnings: list[str] = field(default_factory=list)  # e.g. a file in the worktree left out: it holds a secret
     unreadable: dict[str, str] = field(default_factory=dict)  # project folders that could not be listed, and why
@@ -194,7 +196,7 @@ class _Run:
     def identify(self, cwd: str) -> tuple[scopes.Identity, str]:
         """The identity of a cwd, and the cwd, as they are written (see scopes.written)."""
         clean = self.clean
-        return scopes.written(scopes.identify(cwd), clean), clean(cwd)
+        return scopes.written(workspace.identify(cwd), clean), clean(cwd)
 
     def clean(self, text: str) -> str:
         """A cwd, a path or a branch name as it may be written."""
@@ -448,10 +450,10 @@ def with_model(cfg: Config, model: str | None = None, api_base: str | None = Non
 def _extractor(cfg: Config):
     """(extract callable, its name): the offline heuristic, or the LLM extractor for a model string."""
     if cfg.extract_model == "heuristic":
-        from .extract import heuristic
+        from memgit.extract import heuristic
 
         return heuristic.extract, heuristic.EXTRACTOR  # looked up now: tests replace heuristic.extract
-    from .extract.llm import LLMExtractor
+    from memgit.extract.llm import LLMExtractor
 
     extractor = LLMExtractor(cfg)
     return extractor, extractor.name
@@ -481,9 +483,9 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
         LLMError: the model cannot be used (a missing or refused key, or it stayed out of reach):
             the first session that met it is recorded as `fail`, the rest are left pending.
     """
-    from .lock import sync_lock
-    from .repo import MemoryRepo
-    from .store import bootstrap
+    from memgit.store.lock import sync_lock
+    from memgit.store.repo import MemoryRepo
+    from memgit.store import bootstrap
 
     now = time.time() if now is None else now
     ensure_repo(cfg)
@@ -491,7 +493,7 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
         _log_to_state_dir(cfg.state_dir)
         with MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
             upgraded = 0 if opts.dry_run else len(bootstrap.upgrade(repo))  # a repo older than its skeleton
-            led = ledger_mod.load(repo, cfg.state_dir)
+            led = ledger_cache.load(repo, cfg.state_dir)
             listing = claude_code.scan(claude_code.projects_dir(cfg.claude_root))
             files = listing.files
             work = select(files, led, cfg, opts, now=now)
@@ -521,7 +523,7 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
                     result.commits += 1
                 result.warnings += _refused_warnings(repo.refused_edits)
                 if not heuristic_run:
-                    from . import llm
+                    from memgit import llm
 
                     try:
                         llm.check_credentials(cfg.extract_model, cfg.api_base)  # once, before any session is read
@@ -553,7 +555,7 @@ def _refused_warnings(refused: dict[str, str]) -> list[str]:
 
 
 def _extractor_name(cfg: Config) -> str:
-    from .extract import HEURISTIC
+    from memgit.extract import HEURISTIC
 
     return HEURISTIC if cfg.extract_model == "heuristic" else cfg.extract_model
 
@@ -572,7 +574,8 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
     Consolidation runs even when no session was read, so a run killed between its last extraction
     and its consolidation converges on the next sync; with nothing pending it commits nothing.
     """
-    from . import consolidation, context
+    from memgit.verbs import consolidate as consolidation
+    from memgit.verbs import briefing
 
     moved = {r.branch for r in result.results if r.sha}
     try:
@@ -586,7 +589,7 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
     result.warnings += [w for w in _refused_warnings(repo.refused_edits) if w not in result.warnings]
     moved |= {c.branch for c in result.consolidated}
     if moved:
-        context.refresh(repo, cfg, moved)
+        briefing.refresh(repo, cfg, moved)
     if consolidate and not result.consolidation_error:
         try:  # derived: deleting it only costs the next no-op sync a consolidation check
             (cfg.state_dir / SETTLED).write_text(json.dumps(repo.branches()), encoding="utf-8")
@@ -596,11 +599,11 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
 
 def ensure_repo(cfg: Config) -> bool:
     """Create the memory repository on first use (crash-safe, one creator at a time: store.bootstrap)."""
-    from .store import bootstrap
+    from memgit.store import bootstrap
 
     if bootstrap.has_main(cfg.repo_path):
         return False
-    from .resources import repo_template_files
+    from memgit.resources import repo_template_files
 
     return bootstrap.ensure(cfg.repo_path, repo_template_files(), author=cfg.author)
 
@@ -621,7 +624,7 @@ def _log_to_state_dir(state_dir: Path) -> None:
     """Send tracebacks of failed sessions, the LLM calls and every other memgit warning (a cache that
     cannot be written, say) to .git/memgit/sync.log (once per process), not to the terminal."""
     target = str((state_dir / "sync.log").absolute())
-    loggers = (logging.getLogger("memgit"),)  # memgit.sync, memgit.llm, memgit.memory_cache... propagate to it
+    loggers = (logging.getLogger("memgit"),)  # memgit.verbs.sync, memgit.llm, memgit.memory_cache... propagate to it
     for logger in loggers:
         for old in [h for h in logger.handlers if getattr(h, "_memgit", False)]:
             if old.baseFilename == target:

@@ -14,12 +14,12 @@ import logging
 import sqlite3
 from pathlib import Path
 
-from ..consolidate.heuristic import CONSOLIDATOR
-from ..errors import StorageError
-from ..consolidate.heuristic.memory import SCHEMA_VERSION, Memory
+from memgit.consolidate.heuristic import CONSOLIDATOR
+from memgit.errors import StorageError
+from memgit.consolidate.heuristic.memory import SCHEMA_VERSION, Memory
 
 FORMAT = f"{SCHEMA_VERSION}/{CONSOLIDATOR}/1"  # a file of another format is rebuilt
-log = logging.getLogger("memgit.memory_cache")
+log = logging.getLogger("memgit.consolidate.cache")
 
 
 def path_of(state_dir: Path, branch: str) -> Path:

@@ -7,9 +7,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import config as config_mod
-from . import sync, views
-from .synthetic import demo_sessions
+from memgit import config as config_mod
+from memgit.verbs import sync, inspect as views
+from memgit.sources.claude_code.synthetic import demo_sessions
 
 
 def run_demo(keep: str | None = None) -> dict:

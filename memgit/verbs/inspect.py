@@ -6,13 +6,13 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from . import ledger as ledger_mod
-from .config import Config
-from .core.names import safe_name, safe_text
-from .errors import MemgitError, NotARepo
-from .ledger import parse_subject, parse_trailers
-from .sources import claude_code
-from .selection import SyncOptions, eligible, select
+from memgit.store import ledger_cache
+from memgit.config import Config
+from memgit.core.names import safe_name, safe_text
+from memgit.errors import MemgitError, NotARepo
+from memgit.core.ledger import parse_subject, parse_trailers
+from memgit.sources.claude_code import reader as claude_code
+from memgit.verbs.selection import SyncOptions, eligible, select
 
 
 def _iso(ts: float | int | None) -> str | None:
@@ -25,8 +25,8 @@ def open_repo(cfg: Config):
     Raises:
         NotARepo: there is no memory repository at the configured path.
     """
-    from .repo import MemoryRepo
-    from .store.bootstrap import has_main
+    from memgit.store.repo import MemoryRepo
+    from memgit.store.bootstrap import has_main
 
     if not has_main(cfg.repo_path):  # none, or a creation cut short (the next sync finishes it)
         raise NotARepo(f"no memory repository at {cfg.repo_path}; run `memgit init` or `memgit sync` to create it")
@@ -49,7 +49,7 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
     """Per project: transcripts on disk, processed, pending, failed, last sync; and the repo path."""
     now = time.time() if now is None else now
     with open_repo(cfg) as repo:
-        led = ledger_mod.load(repo, cfg.state_dir)
+        led = ledger_cache.load(repo, cfg.state_dir)
         branches = sorted(repo.branches())
     listing = claude_code.scan(claude_code.projects_dir(cfg.claude_root))
     files = listing.files
@@ -149,7 +149,7 @@ def show(cfg: Config, what: str) -> dict:
                 if repo.read(branch, what) is not None:
                     return _file(repo, branch, what)
             raise MemgitError(f"no file {what!r} on any branch")
-        led = ledger_mod.load(repo, cfg.state_dir)
+        led = ledger_cache.load(repo, cfg.state_dir)
         matches = led.find_sessions(what)
         if not matches:
             raise MemgitError(f"no session matches {what!r}; `memgit log` lists the sessions read")

@@ -21,10 +21,10 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterator, Mapping, Sequence
 
-from .core.secret_rules import Rule, Span, keyword_scan, rules, rules_by_keyword
-from .core.secret_rules.own import continues_word
-from .errors import ConfigError, SecretFound
-from .model import Learning, Note, Transcript
+from memgit.core.secret_rules import Rule, Span, keyword_scan, rules, rules_by_keyword
+from memgit.core.secret_rules.own import continues_word
+from memgit.errors import ConfigError, SecretFound
+from memgit.core.model import Learning, Note, Transcript
 
 MAX_LISTED = 5  # findings named in a SecretFound message
 _PLACEHOLDER = re.compile(rb"\[REDACTED:[a-z0-9_]{1,64}\]")  # what an earlier redaction left: never a secret

@@ -1,7 +1,7 @@
 """Claude Code hook entry points (DESIGN §5): answer the event, and never fail the session.
 
 - `session-start` prints {"hookSpecificOutput": {"hookEventName": "SessionStart",
-  "additionalContext": ...}} for the session's cwd (memgit.context), then starts a detached
+  "additionalContext": ...}} for the session's cwd (memgit.hook.context), then starts a detached
   `memgit sync` when finished sessions of the project wait unread and no sync is running.
 - `session-end` and `pre-compact` start a detached `memgit sync --session ID` and return at once
   (SessionEnd shares a 1.5 s budget with every other hook).
@@ -12,7 +12,7 @@ one line to `.git/memgit/hook.log` (`~/.cache/memgit/hook.log` without a reposit
 `$MEMGIT_HOOK_LOG` overrides). It never waits for the sync lock.
 
 This is the only module that speaks the hook protocol. It imports os, sys, json and time at the
-top and nothing of memgit but memgit.context: the console script (memgit.entry) reaches it
+top and nothing of memgit but memgit.hook.context: the console script (memgit.entry) reaches it
 without click, and a session start served from the cache never imports dulwich or yaml.
 """
 
@@ -30,7 +30,7 @@ HOOK_LOG = "hook.log"
 SYNC_LOG = "hook-sync.log"  # the output of the background syncs the hooks start
 SYNC_STAMP = "hook-sync.stamp"  # touched when session-start starts a sync
 RESTART_AFTER = 600  # seconds: a sync that left a session unread (a torn last line) is not rerun at every start
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # holds memgit/
 
 
 class HookError(ValueError):
@@ -73,7 +73,7 @@ def run(event: str, raw: bytes, env, *, now: float) -> None:
 
 def session_start(payload: dict, repo: str, env, *, now: float) -> None:
     """Print the context of the session's cwd; start a sync when finished sessions wait unread."""
-    from memgit import context
+    from memgit.hook import context
 
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) and payload["cwd"] else os.getcwd()
     session = payload.get("session_id") if _valid_session_id(payload.get("session_id")) else None
@@ -89,7 +89,7 @@ def session_start(payload: dict, repo: str, env, *, now: float) -> None:
         out.flush()
     for problem in served.problems:
         log_line(env, "session-start", problem)
-    from memgit.lock import is_held
+    from memgit.store.lock import is_held
 
     state = os.path.join(repo, ".git", "memgit")
     if served.eligible and not is_held(state) and not _started_lately(state, now):
@@ -211,7 +211,7 @@ def log_line(env, event: str, message: str) -> None:
 def _safe(message: str) -> str:
     """The message as it may be written to disk: secrets redacted, control characters escaped."""
     try:
-        from .core.names import safe_text
+        from memgit.core.names import safe_text
 
         return safe_text(message)
     except Exception:  # noqa: BLE001 - whatever broke, the line is still written, without what it cannot vouch for

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .model import LEARNING_TYPES, Learning, Note
+from memgit.core.model import LEARNING_TYPES, Learning, Note
 
 # Front-matter keys in the order DESIGN §1 gives; unknown keys a person added follow them.
 NOTE_KEYS = (

@@ -18,7 +18,6 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import EllipsisType
 from typing import NamedTuple
@@ -32,7 +31,8 @@ from dulwich.repo import Repo
 
 from memgit.core.names import safe_text
 from memgit.errors import ConflictError, MemgitError, NotARepo
-from memgit.worktree import Worktree, checked_out, tree_diff
+from memgit.core.ledger import CommitInfo
+from memgit.store.worktree import Worktree, checked_out, tree_diff
 
 Gate = Callable[[Mapping[str, bytes]], None]
 DEFAULT_AUTHOR = "memgit <memgit@localhost>"
@@ -49,13 +49,6 @@ _Changes = dict[bytes, tuple[int | None, bytes] | None]
 
 
 _READ = 1 << 20  # bytes read from `git log` at a time
-
-
-class CommitInfo(NamedTuple):  # a tuple: the ledger reads 10k of them cold
-    sha: str
-    parents: tuple[str, ...]
-    message: str  # as stored, trailing newline included
-    time: int  # commit time, unix seconds
 
 
 class StoredObject(NamedTuple):
@@ -533,7 +526,7 @@ class MemoryRepo:
             return self._commit(branch, dict(changes), message, parent=head, base=head, allow_empty=False)
 
     def _refused(self, changes: Mapping[bytes, tuple[int, bytes] | None]) -> dict[str, str]:
-        from memgit import redact
+        from memgit.core import redact
 
         refused = {}
         for raw, change in changes.items():
@@ -590,7 +583,7 @@ class MemoryRepo:
         return c.id.decode()
 
     def _gate(self, blobs: Mapping[str, bytes]) -> None:
-        from memgit import redact
+        from memgit.core import redact
 
         redact.gate(blobs, self.extra_patterns)
 

@@ -1,4 +1,5 @@
-"""Read a git repository's own files (`.git`, gitfiles, `commondir`, `config`) without running git.
+"""The user's workspace: which project a cwd belongs to, from the git repository's own files (`.git`,
+gitfiles, `commondir`, `config`), read without running git.
 
 The session-start hook and sync resolve a cwd to its repository many times; a subprocess per
 lookup would cost more than everything else they do.
@@ -12,6 +13,9 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from memgit.sources import gitstat
+from memgit.core.scopes import Identity, identity_from_path, last_part, normalise_remote
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,3 +160,56 @@ def main_worktree(location: GitLocation, config: str) -> Path:
     if common.name.startswith("."):  # <repo>/.bare with linked worktrees beside it
         return common.parent
     return common  # a worktree of a bare repo: the bare repo is the project
+
+
+def identify(cwd: str) -> Identity:
+    """Return the identity of the project a session started in `cwd` belongs to.
+
+    The origin remote when `cwd` is in a git repository, else its main worktree path; for a
+    directory in no repository (or gone), the path after the worktree layout heuristics, which is
+    upgraded to the repository's identity when that path is a live repository's root.
+    """
+    if not os.path.isabs(cwd):  # a sanitised or odd transcript: never resolve against memgit's own cwd
+        return identity_from_path(cwd)
+    path = os.path.normpath(cwd)
+    if os.path.isdir(path) and (location := find_git(Path(path))):
+        return _git_identity(location)
+    guess = identity_from_path(path)
+    if guess.path != path and os.path.isdir(guess.path):  # a gone worktree of a live repo
+        location = find_git(Path(guess.path))
+        if location and str(location.worktree) == guess.path:
+            return _git_identity(location)
+    return guess
+
+
+def _git_identity(location: GitLocation) -> Identity:
+    config = read_text(location.common_dir / "config") or ""
+    url = git_config_value(config, "remote", "origin", "url")
+    remote = normalise_remote(url) if url and url.strip() else None
+    path = str(main_worktree(location, config))
+    key = remote or path
+    return Identity(key=key, remote=remote, path=path, name=last_part(key), in_repo=True)
+
+
+def resolve_cwd(cwd: str, projects: list[dict]) -> tuple[str | None, str, str, object]:
+    """Resolve `cwd` to a project branch the way sync files its sessions.
+
+    Returns:
+        (branch or None, memo table, memo key, memo entry): a directory in a git repository is
+        remembered by its worktree root and the git files that decide its identity; any other
+        by its path.
+    """
+    from pathlib import Path
+
+    from memgit.core import scopes
+
+    known = [scopes.Project(branch=p["branch"], name=p["name"], remotes=p["remotes"], paths=p["paths"])
+             for p in projects]
+    identity = identify(cwd)
+    project = scopes.resolve(identity, known, cwd=cwd)
+    branch = project.branch if project else None
+    location = find_git(Path(os.path.abspath(cwd))) if os.path.isdir(cwd) else None
+    if identity.in_repo and location is not None:
+        top, config = str(location.worktree), str(location.common_dir / "config")
+        return branch, "dirs", top, {"sig": gitstat.git_signature(top, config), "config": config, "branch": branch}
+    return branch, "cwds", os.path.abspath(cwd), branch

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any, Callable
 
 Clean = Callable[[str], str]
-from memgit.model import ToolCall, Turn
+from memgit.core.model import ToolCall, Turn
 
 OUTPUT_HEAD = OUTPUT_TAIL = 1500  # kept of each tool output
 INPUT_HEAD = INPUT_TAIL = 1000  # kept of each long string in a tool input
@@ -212,7 +212,7 @@ class RecordParser:
 
 
 def _redact(text: str) -> str:
-    from memgit import redact
+    from memgit.core import redact
 
     return redact.redact(text)
 
