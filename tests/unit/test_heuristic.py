@@ -632,3 +632,35 @@ def test_extraction_is_deterministic():
     first, second = extract(*turns), extract(*turns)
     assert first == second and first.note is not None
     assert {"preference", "command", "gotcha", "decision", "fact"} <= {l.type for l in first.note.learnings}
+
+
+# -- the project's instruction file; tools known by their kind, whatever the agent calls them ------
+
+
+def test_the_project_instructions_give_their_rules_as_conventions_with_their_heading():
+    # 019e1625 (codemie-code, Codex): the AGENTS.md the harness loaded before the first prompt
+    agents_md = ("<!-- codebase-memory-mcp:start -->\n# Codebase Knowledge Graph (codebase-memory-mcp)\n\n"
+                 "This project uses codebase-memory-mcp to maintain a knowledge graph of the codebase.\n"
+                 "ALWAYS prefer MCP graph tools over grep/glob/file-search for code discovery.\n\n"
+                 "## Priority Order\n1. `search_graph` — find functions, classes, routes, variables by pattern\n")
+    note = note_of(user(agents_md, "instructions"), user("show tools"), agent(text="Available tool groups: `web`."))
+    assert texts(note, "convention") == [
+        "Project instructions: Codebase Knowledge Graph (codebase-memory-mcp): ALWAYS prefer MCP graph tools "
+        "over grep/glob/file-search for code discovery."]
+    assert "show tools" in note.summary  # the instructions are not the person's request
+
+
+def test_instructions_alone_are_no_request():
+    assert extract(user("Always use pnpm, never npm.", "instructions")).note is None
+
+
+def test_a_subagent_report_counts_whatever_the_tool_is_called():
+    # 37b7abef (codemie-code, Gemini CLI): delegate_to_agent's result
+    report = ("Subagent 'codebase_investigator' finished.\nResult:\nThe `CredentialStore` in `src/utils/security.ts` "
+              "falls back to an encrypted file whose key is derived from machine-specific information.")
+    delegate = ToolCall("d1", "delegate_to_agent", {"objective": "find security issues"}, report, False, True,
+                        kind="subagent")
+    other = ToolCall("d2", "delegate_to_agent", {"objective": "x"}, report, False, True)  # no kind: not a report
+    found = [learned(user("explore the repository for security issues"), agent(c), agent(text="Done."),
+                     kinds=("fact",)) for c in (delegate, other)]
+    assert any("machine-specific" in text for text in found[0]) and found[1] == []

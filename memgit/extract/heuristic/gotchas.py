@@ -23,7 +23,7 @@ from . import compaction
 from .candidate import Candidate, concreteness, fluff, hedged, monologue, reasoned
 from .commands import usable
 from .filters import drop_opener, is_ephemeral, problem, scrub
-from .session import EDIT_TOOLS, Exchange, Run, Session
+from .session import Exchange, Run, Session, is_edit
 from .shell import failed, program, verbatim
 from .symptoms import symptom
 from .text import clip, fit_sentences, units
@@ -204,7 +204,7 @@ def _same_but_paths(a: str, b: str) -> bool:
 def _fix_commands(calls: list[ToolCall]) -> list[str]:
     fixes: list[str] = []
     for call in calls:
-        if call.name in EDIT_TOOLS or not call.command or not call.answered or failed(call.output, call.is_error):
+        if is_edit(call) or not call.command or not call.answered or failed(call.output, call.is_error):
             continue
         command = verbatim(call.command)
         if program(command) in _FIX_PROGRAMS and len(command) <= 100 and "\n" not in command \

@@ -22,10 +22,11 @@ import re
 from . import compaction
 from .candidate import Candidate, concreteness, reasoned
 from .session import Session
-from .text import fit_sentences, sentence_case, sentences, words
+from .text import fit_sentences, plain, sentence_case, sentences, units, words
 
 MAX_RULE = 240
 MAX_CORRECTION = 300
+MAX_INSTRUCTED = 2
 _USER_KINDS = ("prompt", "queued", "rejection")
 
 _LEAD = r"(?:^|(?<=[,;:(])\s*|\b(?:and|but|also|so|then|just|oh|ok|okay|pls|please|btw|again)\s+)"
@@ -136,7 +137,24 @@ def learn(s: Session) -> list[Candidate]:
     for summary in s.compactions:  # what the person said before the compaction
         for text, _ in compaction.bullets(compaction.section(summary, "user message", "user feedback")):
             found += _rules(text.strip('"'))
+    for instructions in s.instructions:
+        found += _instructed(instructions)
     return found
+
+
+def _instructed(text: str) -> list[Candidate]:
+    """The standing rules of the project's instruction file (AGENTS.md…), each with the heading it
+    sits under (a rule often names its subject only there): conventions, weighed below what the
+    person said themselves, and only the first few (a long file is not copied into a note)."""
+    out = []
+    for unit in units(text):
+        if len(unit.text) > MAX_RULE or not standing_rule(unit.text):
+            continue
+        heading = plain(unit.heading).strip(" :")
+        statement = f"{heading}: {unit.text}" if heading else sentence_case(unit.text)
+        if len(statement) <= MAX_RULE:
+            out.append(Candidate("convention", f"Project instructions: {statement}", 2.5, "instructions"))
+    return out[:MAX_INSTRUCTED]
 
 
 def _rules(text: str) -> list[Candidate]:
