@@ -277,3 +277,18 @@ def test_tools_carry_a_neutral_kind_and_file_path(tmp_path):
     assert (found["s1"].is_error, found["s2"].is_error) == (False, True)  # the exit code, read before the cut
     assert "PGID" not in found["s1"].output and found["s1"].command == "ls -l docs/blue.md"
     assert found["r1"].file_path == "/home/ada/src/shop/docs/color.md"
+
+
+def test_a_subagent_report_is_read_out_as_prose():
+    from memgit.sources.gemini.messages import report_text
+
+    # 37b7abef (codemie-code): delegate_to_agent's result, shortened
+    result = {"SummaryOfFindings": "The encryption key is derived from machine-specific information.",
+              "ExplorationTrace": ["read_file(\"src/utils/security.ts\")"],
+              "RelevantLocations": [{"FilePath": "src/agents/registry.ts",
+                                     "Reasoning": "Hardcoded plugin registration limits adaptability.",
+                                     "KeySymbols": ["AgentRegistry"]}]}
+    text = "Subagent 'codebase_investigator' finished.\nTermination Reason: GOAL\nResult:\n" + json.dumps(result, indent=2)
+    assert report_text(text) == ("The encryption key is derived from machine-specific information.\n\n"
+                                 "src/agents/registry.ts: Hardcoded plugin registration limits adaptability.")
+    assert report_text("plain words") == "plain words"

@@ -126,6 +126,7 @@ def learn(s: Session) -> list[Candidate]:
     for x in s.exchanges:
         if x.said and x.kind in _USER_KINDS:
             found += _rules(x.said)
+            found += _judged(x.said)
             # Rejecting a tool call with words is a correction; otherwise the words must push back
             # (after an interruption they weigh more; without pushback they are a new request).
             # Pushback is addressed to the agent (a pasted document that says "instead" is not).
@@ -140,6 +141,23 @@ def learn(s: Session) -> list[Candidate]:
     for instructions in s.instructions:
         found += _instructed(instructions)
     return found
+
+
+# The person judging a design too heavy: a taste for simplicity that holds beyond the task.
+_TOO_HEAVY = re.compile(r"\bover-?engineer\w*|\boverkill\b|\bover-?complicat\w*|\btoo (?:complex|complicated|convoluted)\b|"
+                        r"\bunnecessar\w* (?:complex|complicated)", re.I)
+
+
+def _judged(said: str) -> list[Candidate]:
+    """The person calling something over-engineered or too complex, in their own words — in any
+    request, the first one too (it judges the code, not only the agent's work)."""
+    out = []
+    for sentence in _split(said):
+        if _TOO_HEAVY.search(sentence) and len(sentence) <= MAX_RULE and not sentence.rstrip().endswith("?"):
+            quoted = strip_filler(sentence)
+            if len(words(quoted)) >= 6:
+                out.append(Candidate("preference", f'The user prefers simple designs: "{quoted}"', 3.0, "judged"))
+    return out[:1]
 
 
 def _instructed(text: str) -> list[Candidate]:

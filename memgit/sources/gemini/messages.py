@@ -115,7 +115,7 @@ class MessageReader:
         if record.get("result") not in (None, "", []) or status in ANSWERED:
             call.answered = True
             call.is_error = failed or status in ("error", "cancelled") or _exit_failed(call.name, output)
-            output = shell_output(output) if call.name == SHELL else output
+            output = shell_output(output) if call.name == SHELL else report_text(output) if call.kind == "subagent" else output
             call.output = trim_output(output or ("cancelled" if status == "cancelled" else ""), self.clean)
         return call
 
@@ -126,7 +126,7 @@ class MessageReader:
             return
         output, failed = result_text([{"functionResponse": response}])
         call.is_error = failed or _exit_failed(call.name, output)
-        output = shell_output(output) if call.name == SHELL else output
+        output = shell_output(output) if call.name == SHELL else report_text(output) if call.kind == "subagent" else output
         call.output, call.answered = trim_output(output, self.clean), True
 
     def _add(self, role: str, text: str, kind: str, message: dict[str, Any]) -> Turn:
@@ -212,6 +212,41 @@ def shell_output(text: str) -> str:
     output, error = (body[:cut], body[cut + len("\nError: "):]) if cut >= 0 else (body, "")
     parts = [p for p in (output.strip("\n"), error.strip("\n")) if p.strip() and p.strip() not in _NOTHING]
     return "\n".join(parts)
+
+
+def report_text(text: str) -> str:
+    """A subagent's report as prose: its `Result:` JSON object (`SummaryOfFindings`, relevant
+    locations with their reasoning…) read out as text, the status lines before it dropped."""
+    at = text.find("\nResult:\n")
+    if at < 0:
+        return text
+    try:
+        result = json.loads(text[at + len("\nResult:\n"):])
+    except (ValueError, RecursionError):
+        return text
+    lines: list[str] = []
+    _prose(result, lines, 0)
+    return "\n\n".join(lines) if lines else text
+
+
+def _prose(value: Any, lines: list[str], depth: int) -> None:
+    """The strings of a report, each list of records as `first field: the others`."""
+    if isinstance(value, str):
+        if value.strip():
+            lines.append(value.strip())
+    elif isinstance(value, dict) and depth < 4:
+        strings = [v.strip() for v in value.values() if isinstance(v, str) and v.strip()]
+        if depth > 0 and len(strings) > 1:  # a record: `src/agents/registry.ts: hardcoded registration`
+            lines.append(f"{strings[0]}: {' '.join(strings[1:])}")
+        else:
+            lines.extend(strings)
+        for v in value.values():
+            if isinstance(v, dict | list):
+                _prose(v, lines, depth + 1)
+    elif isinstance(value, list) and depth < 4:
+        items = [v for v in value if not isinstance(v, str) or " " in v.strip()]  # a list of tool calls is no prose
+        for v in items:
+            _prose(v, lines, depth + 1)
 
 
 def _exit_failed(name: str, output: str) -> bool:
