@@ -15,7 +15,15 @@ OUTCOMES = ("success", "partial", "fail", "uncertain")
 # Turn kinds. A user turn is what the person typed ("prompt"), a slash command ("command"),
 # an interruption ("interrupt"), a prompt queued while the agent was busy ("queued"), or a
 # compaction summary written by the agent itself ("compact_summary", prime input).
-USER_KINDS = ("prompt", "command", "interrupt", "queued", "compact_summary")
+# "instructions": the project's instruction file (AGENTS.md, GEMINI.md…) the agent's harness put
+# before the conversation, when the source records it: the project's own standing rules.
+USER_KINDS = ("prompt", "command", "interrupt", "queued", "compact_summary", "instructions")
+
+# What a tool call does, whatever the agent calls the tool: sources map their tool names to these
+# (the empty kind is a tool the source does not classify), so the extractors never need to know
+# an agent's tool names. A "shell" call carries its command line under `command` (or `cmd`), an
+# "edit" or "read" call its file under `file_path`.
+TOOL_KINDS = ("shell", "edit", "read", "search", "subagent", "todo", "web", "memory")
 
 
 @dataclass(slots=True)
@@ -28,6 +36,7 @@ class ToolCall:
     output: str = ""  # trimmed text of the result (head and tail kept)
     is_error: bool = False
     answered: bool = False  # False when no tool_result ever arrived (interrupt, crash)
+    kind: str = ""  # one of TOOL_KINDS, or "" when the source does not say
 
     @property
     def command(self) -> str | None:

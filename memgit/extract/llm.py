@@ -22,6 +22,7 @@ from memgit import llm, prompts
 from memgit.core import notes, redact, tokens
 from memgit.config import Config
 from memgit.extract.heuristic import filters, shell
+from memgit.extract.tools import kind as tool_kind
 from memgit.core.model import LEARNING_TYPES, OUTCOMES, Extraction, Learning, Note, ToolCall, Transcript, Turn
 
 MAX_LEARNINGS = 12
@@ -96,7 +97,7 @@ def _tool_input(call: ToolCall) -> str:
     if call.command is not None:
         return clip(call.command, INPUT_TOTAL)
     data = call.input
-    if call.name in ("Edit", "MultiEdit", "Write", "NotebookEdit", "Read") and call.file_path:
+    if tool_kind(call) in ("edit", "read") and call.file_path:
         rest = {k: v for k, v in data.items() if k not in ("file_path", "path", "notebook_path")}
         shown = {k: clip(v, INPUT_VALUE // 2) if isinstance(v, str) else v for k, v in rest.items()}
         return call.file_path + (" " + json.dumps(shown, ensure_ascii=False) if shown else "")
@@ -122,7 +123,8 @@ def _turn_blocks(turn: Turn) -> list[str]:
         text = _HARNESS.sub("", turn.text).strip()
         label = {"command": "[user ran a command]", "interrupt": "[user interrupted]",
                  "queued": "[user, while the agent worked]",
-                 "compact_summary": "[summary of the earlier conversation, written by the agent]"}.get(
+                 "compact_summary": "[summary of the earlier conversation, written by the agent]",
+                 "instructions": "[the project's instruction file, loaded by the agent's harness]"}.get(
             turn.kind, f"[{'subagent task' if turn.sidechain else 'user'}]")
         if turn.kind == "interrupt":
             return [label]

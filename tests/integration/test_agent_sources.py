@@ -178,7 +178,8 @@ def test_gemini_session_reads_whole(path):
     assert hashlib.sha256(t.cwd.encode()).hexdigest() == doc["projectHash"]
     calls = [c for x in t.turns for c in x.tool_calls]
     assert len(calls) == sum(len(m.get("toolCalls") or []) for m in doc["messages"])
-    assert all(c.answered and c.output for c in calls)
+    assert all(c.answered for c in calls)
+    assert all(c.output for c in calls if c.kind != "shell")  # a command may print nothing
     again = gemini.read_transcript(path, start=100)
     assert (again.start, signature(again.turns)) == (0, signature(t.turns))
 

@@ -88,7 +88,8 @@ def test_words_come_from_events_not_the_injected_user_items(tmp_path):
     )
     t = codex.read_transcript(path)
     assert prompts(t) == ["fix the import"]
-    assert [(x.role, x.text) for x in t.turns] == [("user", "fix the import"), ("assistant", "Fixed.")]
+    assert [(x.role, x.kind, x.text) for x in t.turns] == [
+        ("user", "instructions", "use uv"), ("user", "prompt", "fix the import"), ("assistant", "message", "Fixed.")]
     assert (t.session_id, t.agent, t.cwd, t.git_branch, t.version) == (TID, "codex", "/work/proj", "feat/x", "0.125.0")
     assert (t.started, t.ended, t.skipped, t.bad_lines) == (TS, TS, 0, 0)
 
@@ -408,3 +409,40 @@ def test_discover_is_fast(tmp_path):
     elapsed = time.perf_counter() - began
     assert len(found) == 1000
     assert elapsed < 0.5, f"discover took {elapsed:.3f}s for 1,000 files"
+
+
+# -- neutral tool kinds and the project's instructions -------------------------------------------
+
+
+def test_tools_carry_a_neutral_kind(tmp_path):
+    patch = "*** Begin Patch\n*** Update File: src/app.ts\n@@\n-a\n+b\n*** End Patch"
+    path = write(
+        tmp_path / NAME, meta(), said("fix it"),
+        call("c1", cmd="pnpm --filter @repo/spectora-labs lint"), output("c1", "ok"),
+        call("c2", "shell", command=["bash", "-lc", "ls"]), output("c2", "a"),
+        call("c3", "apply_patch", input=patch), output("c3", "Success"),
+        item(type="custom_tool_call", name="apply_patch", input=patch, call_id="c4"),
+        call("c5", "update_plan", plan=[{"step": "a", "status": "pending"}]),
+        call("c6", "mcp__supabase__execute_sql", query="select 1"),
+    )
+    found = {c.id: c for c in calls(codex.read_transcript(path))}
+    assert {k: c.kind for k, c in found.items()} == {
+        "c1": "shell", "c2": "shell", "c3": "edit", "c4": "edit", "c5": "todo", "c6": ""}
+    assert (found["c1"].command, found["c2"].command) == ("pnpm --filter @repo/spectora-labs lint", "ls")
+    assert found["c3"].file_path == found["c4"].file_path == "src/app.ts"  # a function's patch too
+
+
+@pytest.mark.parametrize("text, rules", [
+    # codemie-code 019e1625: the 0.5x shape, the environment context in the same text
+    ("# AGENTS.md instructions for /Users/Sample_User/repos/codemie-ai/codemie-code\n\n<INSTRUCTIONS>\n"
+     "ALWAYS prefer MCP graph tools over grep/glob/file-search for code discovery.\n</INSTRUCTIONS>\n"
+     "<environment_context>\n  <cwd>/work/proj</cwd>\n</environment_context>",
+     "ALWAYS prefer MCP graph tools over grep/glob/file-search for code discovery."),
+    ("<user_instructions>\n\nUse pnpm, never npm.\n\n</user_instructions>", "Use pnpm, never npm."),
+])
+def test_agents_md_becomes_one_instructions_turn(tmp_path, text, rules):
+    path = write(tmp_path / NAME, meta(), user_item(text), said("fix it"), answer("Fixed."),
+                 user_item(text), said("and the test"))  # sent again after a resume: kept once
+    t = codex.read_transcript(path)
+    assert prompts(t, "instructions") == [rules]
+    assert prompts(t) == ["fix it", "and the test"]

@@ -234,3 +234,61 @@ def test_discover_dedupes_resumed_and_migrated_sessions(tmp_path):
 def test_default_root_honours_gemini_cli_home(tmp_path):
     assert gemini.default_root({"GEMINI_CLI_HOME": str(tmp_path), "HOME": "/h"}) == tmp_path / ".gemini"
     assert gemini.default_root({"HOME": "/h"}) == Path("/h/.gemini")
+
+
+# -- neutral tool kinds; a shell result as what the command printed ------------------------------
+
+# entire-cli ab_2b9748b105 (Gemini CLI 0.23): run_shell_command's result, field by field
+SHELL_RESULT = ("Command: ls -l docs/blue.md\nDirectory: (root)\n"
+                "Output: -rw-r--r--@ 1 peytonmontei  staff  309 Jan 15 12:51 docs/blue.md\nError: (none)\n"
+                "Exit Code: 0\nSignal: 0\nBackground PIDs: (none)\nProcess Group PGID: 26593")
+
+
+@pytest.mark.parametrize("result, printed", [
+    (SHELL_RESULT, "-rw-r--r--@ 1 peytonmontei  staff  309 Jan 15 12:51 docs/blue.md"),
+    ("Command: rm docs/blue.md\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 0\nSignal: 0\n"
+     "Background PIDs: (none)\nProcess Group PGID: 27431", ""),
+    ("Command: npm test\nDirectory: (root)\nOutput: Error: 2 failed\nsee above\nError: (none)\nExit Code: 1\n"
+     "Signal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4242", "Error: 2 failed\nsee above"),
+    ("Command: ls x\nDirectory: (root)\nOutput: (empty)\nError: ls: x: No such file\nExit Code: 1",
+     "ls: x: No such file"),
+    ("plain text of a later release", "plain text of a later release"),
+])
+def test_shell_output_keeps_what_the_command_printed(result, printed):
+    from memgit.sources.gemini.messages import shell_output
+
+    assert shell_output(result) == printed
+
+
+def test_tools_carry_a_neutral_kind_and_file_path(tmp_path):
+    failing = SHELL_RESULT.replace("Exit Code: 0", "Exit Code: 2")
+    path = session_file(tmp_path, meta_line(), user("u1", "make docs"), model(
+        "m1", "",
+        tool("s1", "run_shell_command", output=SHELL_RESULT, command="ls -l docs/blue.md"),
+        tool("s2", "run_shell_command", output=failing, command="ls -l docs/blue.md"),
+        tool("w1", "write_file", file_path="docs/blue.md", content="# Blue"),
+        tool("r1", "read_file", absolute_path="/home/ada/src/shop/docs/color.md"),
+        tool("d1", "delegate_to_agent", agent_name="codebase_investigator", objective="find issues"),
+        tool("x1", "some_mcp_tool"),
+    ))
+    found = {c.id: c for x in gemini.read_transcript(path).turns for c in x.tool_calls}
+    assert {k: c.kind for k, c in found.items()} == {
+        "s1": "shell", "s2": "shell", "w1": "edit", "r1": "read", "d1": "subagent", "x1": ""}
+    assert (found["s1"].is_error, found["s2"].is_error) == (False, True)  # the exit code, read before the cut
+    assert "PGID" not in found["s1"].output and found["s1"].command == "ls -l docs/blue.md"
+    assert found["r1"].file_path == "/home/ada/src/shop/docs/color.md"
+
+
+def test_a_subagent_report_is_read_out_as_prose():
+    from memgit.sources.gemini.messages import report_text
+
+    # 37b7abef (codemie-code): delegate_to_agent's result, shortened
+    result = {"SummaryOfFindings": "The encryption key is derived from machine-specific information.",
+              "ExplorationTrace": ["read_file(\"src/utils/security.ts\")"],
+              "RelevantLocations": [{"FilePath": "src/agents/registry.ts",
+                                     "Reasoning": "Hardcoded plugin registration limits adaptability.",
+                                     "KeySymbols": ["AgentRegistry"]}]}
+    text = "Subagent 'codebase_investigator' finished.\nTermination Reason: GOAL\nResult:\n" + json.dumps(result, indent=2)
+    assert report_text(text) == ("The encryption key is derived from machine-specific information.\n\n"
+                                 "src/agents/registry.ts: Hardcoded plugin registration limits adaptability.")
+    assert report_text("plain words") == "plain words"

@@ -632,3 +632,77 @@ def test_extraction_is_deterministic():
     first, second = extract(*turns), extract(*turns)
     assert first == second and first.note is not None
     assert {"preference", "command", "gotcha", "decision", "fact"} <= {l.type for l in first.note.learnings}
+
+
+# -- the project's instruction file; tools known by their kind, whatever the agent calls them ------
+
+
+def test_the_project_instructions_give_their_rules_as_conventions_with_their_heading():
+    # 019e1625 (codemie-code, Codex): the AGENTS.md the harness loaded before the first prompt
+    agents_md = ("<!-- codebase-memory-mcp:start -->\n# Codebase Knowledge Graph (codebase-memory-mcp)\n\n"
+                 "This project uses codebase-memory-mcp to maintain a knowledge graph of the codebase.\n"
+                 "ALWAYS prefer MCP graph tools over grep/glob/file-search for code discovery.\n\n"
+                 "## Priority Order\n1. `search_graph` — find functions, classes, routes, variables by pattern\n")
+    note = note_of(user(agents_md, "instructions"), user("show tools"), agent(text="Available tool groups: `web`."))
+    assert texts(note, "convention") == [
+        "Project instructions: Codebase Knowledge Graph (codebase-memory-mcp): ALWAYS prefer MCP graph tools "
+        "over grep/glob/file-search for code discovery."]
+    assert "show tools" in note.summary  # the instructions are not the person's request
+
+
+def test_instructions_alone_are_no_request():
+    assert extract(user("Always use pnpm, never npm.", "instructions")).note is None
+
+
+def test_a_subagent_report_counts_whatever_the_tool_is_called():
+    # 37b7abef (codemie-code, Gemini CLI): delegate_to_agent's result
+    report = ("Subagent 'codebase_investigator' finished.\nResult:\nThe `CredentialStore` in `src/utils/security.ts` "
+              "falls back to an encrypted file whose key is derived from machine-specific information.")
+    delegate = ToolCall("d1", "delegate_to_agent", {"objective": "find security issues"}, report, False, True,
+                        kind="subagent")
+    other = ToolCall("d2", "delegate_to_agent", {"objective": "x"}, report, False, True)  # no kind: not a report
+    found = [learned(user("explore the repository for security issues"), agent(c), agent(text="Done."),
+                     kinds=("fact",)) for c in (delegate, other)]
+    assert any("machine-specific" in text for text in found[0]) and found[1] == []
+
+
+def test_the_agent_owning_up_to_its_mistake_is_a_gotcha():
+    # f7633853 (entire-cli, Gemini CLI): it created a file that already existed under another name
+    owned = ("I misread the `ls` output and thought `docs/color.md` was missing. My apologies. I'll remove "
+             "`docs/blue.md` and append its content to the existing `docs/color.md` file to correct my mistake.")
+    assert learned(user("create a color file inside docs"), agent(call("write_file", file_path="docs/blue.md")),
+                   agent(text=owned), agent(text="Done."), kinds=("gotcha",)) == [
+        "Mistake: I misread the `ls` output and thought `docs/color.md` was missing. Instead: Remove "
+        "`docs/blue.md` and append its content to the existing `docs/color.md` file to correct my mistake."]
+
+
+def test_problems_a_review_lists_as_such_are_gotchas():
+    # 37b7abef (codemie-code, Gemini CLI): the agent's review of the repository
+    review = ("### 2. Security Issues\n\n*   **Weak Fallback Encryption:**\n    *   **Issue:** When the system keychain "
+              "is unavailable, `CredentialStore` falls back to an encrypted file. The encryption key is derived from "
+              "machine-specific information.\n    *   **Impact:** An attacker with local access can derive the key.\n")
+    assert learned(user("explore repository and figure out issues"), agent(text=review), kinds=("gotcha",)) == [
+        "Weak Fallback Encryption: When the system keychain is unavailable, `CredentialStore` falls back to an "
+        "encrypted file. The encryption key is derived from machine-specific information."]
+
+
+def test_the_person_calling_a_design_over_engineered_is_a_preference_even_in_the_first_request():
+    # 01997e76 (spectora-labs, Codex): the first request, after a pasted screenshot path
+    said = ("Updating a team is VERY slow. Can you refactor this to be much faster?\n\nThis all feels complex and "
+            "over-engineered for loading and editing a simple team object. Can we simplify this and speed it up?")
+    assert learned(user(said), agent(text="Done.")) == [
+        'The user prefers simple designs: "This all feels complex and over-engineered for loading and editing a '
+        'simple team object."']
+
+
+def test_what_the_agent_says_about_its_own_tools_is_no_fact():
+    # 37b7abef (codemie-code, Gemini CLI): "show tools", then the tools at work
+    tools = ("I have the following tools available to assist you:\n\n**File System & Code Navigation:**\n"
+             "*   `read_file`: Read the contents of a file (supports various formats including text, images, and PDF).\n"
+             "*   `write_file`: Create or overwrite a file with specific content.\n")
+    found = ("`EnvManager` (`src/env/manager.ts`) stores the main CLI configuration in plain text JSON at "
+             "`~/.codemie/codemie-cli.config.json`.")
+    facts = learned(user("show tools"), agent(text=tools), user("where is the config kept?"),
+                    agent(call("read_file", "x", file_path="src/env/manager.ts"), call("write_file", file_path="a.md")),
+                    agent(text=found), kinds=("fact",))
+    assert facts == [found]

@@ -23,7 +23,7 @@ from memgit.core.model import Extraction, Note, Transcript
 from memgit.extract import HEURISTIC
 from memgit.extract.heuristic import commands, decisions, facts, gotchas, preferences, rank, session, summary
 from memgit.extract.heuristic.keywords import keywords
-from memgit.extract.heuristic.session import EDIT_TOOLS, Session
+from memgit.extract.heuristic.session import Session, is_edit
 from memgit.extract.heuristic.shell import program
 from memgit.extract.heuristic.text import own_words, slugify
 
@@ -84,6 +84,6 @@ def _keywords(s: Session) -> list[str]:
         commands=[r.shell.text for r in s.runs + s.side_runs],
         programs=[program(c.command) for c in all_calls if c.command],
         files=[c.file_path for c in s.edits if c.file_path],
-        read=[c.file_path for c in all_calls if c.name not in EDIT_TOOLS and c.file_path],
+        read=[c.file_path for c in all_calls if not is_edit(c) and c.file_path],
         tools=[c.name for c in all_calls],
     )

@@ -21,7 +21,7 @@ from memgit.extract.heuristic.text import sentence_case, units
 
 PER_TEXT = 3
 _STATE = re.compile(
-    r"\b(?:is|are|was|were|lives?|stored|located|defined|declared|reads?|writes?|runs?|uses?|returns?|handles?|"
+    r"\b(?:is|are|was|were|lives?|stor(?:es|ed)|located|defined|declared|reads?|writes?|runs?|uses?|returns?|handles?|"
     r"takes?|holds?|keeps?|calls?|maps?|serves?|requires?|expects?|contains?|points?|loads?|creates?|registers?|"
     r"implements?|provides?|supports?|means|works?|happens|triggers?|checks?|sets?|comes? from|belongs?|"
     r"depends? on|lets?|gives?|accepts?|resolves?|wraps?|exposes?|stays?|gets?)\b",
@@ -41,6 +41,7 @@ _QUESTION = re.compile(r"\?\s*$|^(?:what|how|where|why|which|when|who|does|do|is
 _FINDING = re.compile(r"^(?:so |i see|it turns out|turns out|found|the key|note that|interesting)", re.I)
 _FACT_LABELS = {"limitation", "root cause", "key insight", "insight", "note", "finding", "constraint", "cause"}
 _LABEL = re.compile(r"^(?P<label>[A-Z][A-Za-z ]{2,20}):\s+(?P<rest>\S.*)$")
+_SUBJECT = re.compile(r"^`(?P<name>[\w.-]+)`\s*[:—–-]")  # "`read_file`: Read the contents of a file"
 _FINDING_OPENER = re.compile(r"^(?:so|i see|ok(?:ay)?|good(?: context)?|got it)[,.!-]?\s+(?:-\s+)?", re.I)
 
 
@@ -56,7 +57,15 @@ def learn(s: Session) -> list[Candidate]:
         found += _stated(report, s.cwd, bonus=0.25, mid=False)
     for summary in s.compactions:
         found += _from_compaction(summary)
-    return found
+    tools = {c.name for c in s.calls + s.side_calls if c.name}
+    return [c for c in found if not _about_a_tool(c.text, tools)]
+
+
+def _about_a_tool(text: str, tools: set[str]) -> bool:
+    """A statement about one of the agent's own tools (its answer to "what tools do you have?"):
+    about the agent, not the project."""
+    subject = _SUBJECT.match(text)
+    return subject is not None and subject.group("name") in tools
 
 
 def _bonus(x: Exchange, final: bool, asked: bool, closing: bool) -> float:

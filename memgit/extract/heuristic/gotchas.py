@@ -23,12 +23,13 @@ from memgit.extract.heuristic import compaction
 from memgit.extract.heuristic.candidate import Candidate, concreteness, fluff, hedged, monologue, reasoned
 from memgit.extract.heuristic.commands import usable
 from memgit.extract.heuristic.filters import drop_opener, is_ephemeral, problem, scrub
-from memgit.extract.heuristic.session import EDIT_TOOLS, Exchange, Run, Session
+from memgit.extract.heuristic.session import Exchange, Run, Session, is_edit
 from memgit.extract.heuristic.shell import failed, program, verbatim
 from memgit.extract.heuristic.symptoms import symptom
-from memgit.extract.heuristic.text import clip, fit_sentences, units
+from memgit.extract.heuristic.text import clip, fit_sentences, sentence_case, units
 
 MAX_FIX = 320
+MAX_FLAGGED = 5  # of one answer's listed problems (the ranker's cap on gotchas still applies)
 MAX_REPORT = 600  # characters of the person's own words in a message that reports a problem
 _TROUBLE = re.compile(
     r"\b(?:doesn'?t work|didn'?t work|does not work|did not work|not working|no longer works?|still (?:not|doesn'?t|"
@@ -71,6 +72,8 @@ def learn(s: Session) -> list[Candidate]:
                 found.append(candidate)
         found += _explained(exchange, s.cwd)
         found += _diagnosed(exchange, s.cwd)
+        found += _admitted(exchange, s.cwd)
+        found += _flagged(exchange, s.cwd)
     found += _from_runs(s.runs, s.calls)
     for summary in s.compactions:
         found += _from_compaction(summary)
@@ -165,6 +168,56 @@ def _diagnosed(x: Exchange, cwd: str | None) -> list[Candidate]:
     return out[:2]
 
 
+_ADMISSION = re.compile(
+    r"\b(?:my (?:mistake|bad|apologies|error)|I (?:misread|misunderstood|mistakenly|incorrectly|wrongly|overlooked|"
+    r"was wrong|should have)|(?:that|this) was (?:a|my) mistake)\b",
+    re.I,
+)
+_APOLOGY = re.compile(r"^(?:my (?:apologies|bad|mistake)|(?:I'?m )?sorry|oops)\W*$", re.I)
+_REMEDY = re.compile(r"^(?:I'?ll|I will|I'?m going to|let me|now I'?ll)\s+(?:now\s+|instead\s+)?", re.I)
+
+
+def _admitted(x: Exchange, cwd: str | None) -> list[Candidate]:
+    """The agent owning up to a mistake of its own ("I misread the `ls` output and thought …"): what
+    it got wrong, and what it does instead — the next session should not repeat it."""
+    out = []
+    for text in x.texts:
+        said = [u for u in units(text) if not _APOLOGY.match(u.text.strip())]
+        for i, unit in enumerate(said):
+            if not _ADMISSION.search(unit.text):
+                continue
+            wrong = scrub(unit.text, cwd)
+            remedy = next((scrub(_REMEDY.sub("", u.text), cwd) for u in said[i + 1 : i + 3] if _REMEDY.match(u.text)), "")
+            statement = f"Mistake: {wrong.rstrip(' .')}." + (f" Instead: {sentence_case(remedy)}" if remedy else "")
+            if concreteness(statement) and not problem(statement) and not hedged(wrong):
+                out.append(Candidate("gotcha", statement, 2.5 + 0.25 * concreteness(statement), "admitted"))
+            break
+    return out[:1]
+
+
+# A review's finding, labelled as a problem: "Weak Fallback Encryption: Issue: When the keychain …".
+_FLAGGED = re.compile(r"(?:^|:\s)(?:issue|problem|risk|weakness|bug|vulnerability|pitfall|caveat):\s+(?P<finding>\S.*)$",
+                      re.I | re.S)
+
+_NEXT_LABEL = re.compile(r",?\s+(?:impact|effect|evidence|recommendation|fix|solution|suggestion|why):\s", re.I)
+
+
+def _flagged(x: Exchange, cwd: str | None) -> list[Candidate]:
+    """The problems the agent's answer lists as such (a code review's `Issue:` items), under their
+    topic: known weaknesses of the code the next session should not rediscover."""
+    out = []
+    for unit in units(x.answer):
+        match = _FLAGGED.search(unit.text)
+        if match is None:
+            continue
+        topic, finding = unit.text[: match.start()].strip(" :"), _NEXT_LABEL.split(match.group("finding"), 1)[0]
+        clean = scrub(f"{topic}: {finding}" if topic else finding, cwd).rstrip(" ,;") + "."
+        clean = clean[:-1] if clean.endswith("..") else clean
+        if concreteness(clean) and not problem(clean) and not hedged(clean) and not monologue(clean):
+            out.append(Candidate("gotcha", clean, 3.0 + 0.25 * concreteness(clean), "flagged"))
+    return out[:MAX_FLAGGED]
+
+
 def _from_runs(runs: list[Run], calls: list[ToolCall]) -> list[Candidate]:
     """An environment failure of a command that passed later: what ran in between fixed it."""
     found: list[Candidate] = []
@@ -204,7 +257,7 @@ def _same_but_paths(a: str, b: str) -> bool:
 def _fix_commands(calls: list[ToolCall]) -> list[str]:
     fixes: list[str] = []
     for call in calls:
-        if call.name in EDIT_TOOLS or not call.command or not call.answered or failed(call.output, call.is_error):
+        if is_edit(call) or not call.command or not call.answered or failed(call.output, call.is_error):
             continue
         command = verbatim(call.command)
         if program(command) in _FIX_PROGRAMS and len(command) <= 100 and "\n" not in command \

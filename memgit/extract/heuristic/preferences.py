@@ -22,10 +22,11 @@ import re
 from memgit.extract.heuristic import compaction
 from memgit.extract.heuristic.candidate import Candidate, concreteness, reasoned
 from memgit.extract.heuristic.session import Session
-from memgit.extract.heuristic.text import fit_sentences, sentence_case, sentences, words
+from memgit.extract.heuristic.text import fit_sentences, plain, sentence_case, sentences, units, words
 
 MAX_RULE = 240
 MAX_CORRECTION = 300
+MAX_INSTRUCTED = 2
 _USER_KINDS = ("prompt", "queued", "rejection")
 
 _LEAD = r"(?:^|(?<=[,;:(])\s*|\b(?:and|but|also|so|then|just|oh|ok|okay|pls|please|btw|again)\s+)"
@@ -125,6 +126,7 @@ def learn(s: Session) -> list[Candidate]:
     for x in s.exchanges:
         if x.said and x.kind in _USER_KINDS:
             found += _rules(x.said)
+            found += _judged(x.said)
             # Rejecting a tool call with words is a correction; otherwise the words must push back
             # (after an interruption they weigh more; without pushback they are a new request).
             # Pushback is addressed to the agent (a pasted document that says "instead" is not).
@@ -136,7 +138,41 @@ def learn(s: Session) -> list[Candidate]:
     for summary in s.compactions:  # what the person said before the compaction
         for text, _ in compaction.bullets(compaction.section(summary, "user message", "user feedback")):
             found += _rules(text.strip('"'))
+    for instructions in s.instructions:
+        found += _instructed(instructions)
     return found
+
+
+# The person judging a design too heavy: a taste for simplicity that holds beyond the task.
+_TOO_HEAVY = re.compile(r"\bover-?engineer\w*|\boverkill\b|\bover-?complicat\w*|\btoo (?:complex|complicated|convoluted)\b|"
+                        r"\bunnecessar\w* (?:complex|complicated)", re.I)
+
+
+def _judged(said: str) -> list[Candidate]:
+    """The person calling something over-engineered or too complex, in their own words — in any
+    request, the first one too (it judges the code, not only the agent's work)."""
+    out = []
+    for sentence in _split(said):
+        if _TOO_HEAVY.search(sentence) and len(sentence) <= MAX_RULE and not sentence.rstrip().endswith("?"):
+            quoted = strip_filler(sentence)
+            if len(words(quoted)) >= 6:
+                out.append(Candidate("preference", f'The user prefers simple designs: "{quoted}"', 3.0, "judged"))
+    return out[:1]
+
+
+def _instructed(text: str) -> list[Candidate]:
+    """The standing rules of the project's instruction file (AGENTS.md…), each with the heading it
+    sits under (a rule often names its subject only there): conventions, weighed below what the
+    person said themselves, and only the first few (a long file is not copied into a note)."""
+    out = []
+    for unit in units(text):
+        if len(unit.text) > MAX_RULE or not standing_rule(unit.text):
+            continue
+        heading = plain(unit.heading).strip(" :")
+        statement = f"{heading}: {unit.text}" if heading else sentence_case(unit.text)
+        if len(statement) <= MAX_RULE:
+            out.append(Candidate("convention", f"Project instructions: {statement}", 2.5, "instructions"))
+    return out[:MAX_INSTRUCTED]
 
 
 def _rules(text: str) -> list[Candidate]:

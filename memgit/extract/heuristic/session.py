@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass, field
 
 from memgit.core.model import ToolCall, Transcript
+from memgit.extract.tools import is_edit
+from memgit.extract.tools import kind as tool_kind
 from memgit.extract.heuristic import shell
 from memgit.extract.heuristic.text import clean_user_text, own_words
 
-EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "str_replace_based_edit_tool"})
-SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 _PLACEHOLDER = re.compile(r"^(?:\[REDACTED[^\]]*\]|warmup|\.+|\s*)$", re.I)
 _CONTINUATION = re.compile(r"^\s*this session is being continued from a previous conversation", re.I)
 _PLAN_APPROVED = re.compile(r"## Approved Plan:\s*(?P<plan>.+)$", re.S)
@@ -62,6 +62,7 @@ class Exchange:
 class Session:
     exchanges: list[Exchange] = field(default_factory=list)
     compactions: list[str] = field(default_factory=list)
+    instructions: list[str] = field(default_factory=list)  # the project's instruction files, as loaded
     plans: list[str] = field(default_factory=list)  # accepted plans
     commands: int = 0  # slash commands
     calls: list[ToolCall] = field(default_factory=list)  # main-chain tool calls, in order
@@ -112,7 +113,7 @@ def read(transcript: Transcript) -> Session:
             for call in turn.tool_calls:
                 s.calls.append(call)
                 current.calls.append(call)
-                if call.name in SUBAGENT_TOOLS and call.answered and not call.is_error and call.output.strip():
+                if tool_kind(call) == "subagent" and call.answered and not call.is_error and call.output.strip():
                     s.reports.append(call.output)
                 if call.name == "ExitPlanMode" and call.answered and not call.is_error:
                     if plan := _plan_of(call):
@@ -123,7 +124,9 @@ def read(transcript: Transcript) -> Session:
                         current = open_exchange(words, "rejection")
                         interrupted = True  # what the agent does next answers the same correction
             continue
-        if turn.kind == "compact_summary":
+        if turn.kind == "instructions":
+            s.instructions.append(turn.text)
+        elif turn.kind == "compact_summary":
             s.compactions.append(turn.text)
             current = open_exchange("", "compact_summary")
         elif turn.kind == "command":
@@ -149,7 +152,7 @@ def read(transcript: Transcript) -> Session:
                 current = open_exchange(said or text[:200], turn.kind, pasted)
             s.tail_start = len(s.calls)
     s.runs, s.side_runs = runs(s.calls), runs(s.side_calls)
-    s.edits = [c for c in s.calls + s.side_calls if c.name in EDIT_TOOLS and not c.is_error]
+    s.edits = [c for c in s.calls + s.side_calls if is_edit(c) and not c.is_error]
     s.exchanges = [x for x in s.exchanges if x.kind != "start" or x.texts or x.calls]
     return s
 

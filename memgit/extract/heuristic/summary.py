@@ -17,7 +17,7 @@ from memgit.extract.heuristic.candidate import concreteness, fluff
 from memgit.extract.heuristic.decisions import plan_title
 from memgit.extract.heuristic.filters import problem, scrub
 from memgit.extract.heuristic.preferences import standing_rule, strip_filler
-from memgit.extract.heuristic.session import EDIT_TOOLS, Session
+from memgit.extract.heuristic.session import Session, is_edit
 from memgit.extract.heuristic.text import clip, fit_sentences, sentence_case, units, words
 
 MAX_TITLE = 72
@@ -164,7 +164,7 @@ def _work_done(s: Session) -> str:
     if shell_calls:
         checks = f", including {', '.join(f'`{f}`' for f in families[:3])}" if families else ""
         done.append(f"ran {shell_calls} shell command{'s' if shell_calls > 1 else ''}{checks}")
-    others = len(s.calls) - shell_calls - len([c for c in s.calls if c.name in EDIT_TOOLS])
+    others = len(s.calls) - shell_calls - len([c for c in s.calls if is_edit(c)])
     if others > 0:
         done.append(f"made {others} other tool call{'s' if others > 1 else ''}")
     if s.side_calls:

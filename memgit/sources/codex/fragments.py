@@ -20,6 +20,7 @@ SUMMARY_LEAD = "to assist with your own analysis:"  # the preamble's last words 
 # Whole-text tags Codex injects whose names carry no "_" or space (those all count).
 KNOWN_TAGS = frozenset({"skill", "plugins", "instructions", "apps", "personality"})
 _WRAPPED = re.compile(r"<(?P<tag>[a-z][a-z0-9_ -]{0,60}?)(?:\s[^>]*)?>.*</(?P=tag)>", re.S | re.I)
+_INSTRUCTIONS = re.compile(r"<(?P<tag>INSTRUCTIONS|user_instructions)>\s*(?P<body>.*?)\s*</(?P=tag)>", re.S)
 _CWD = re.compile(r"<cwd>\s*(?P<cwd>[^<\n]+?)\s*</cwd>")
 _USER_TEXT_KIND = "user.text"  # internal_chat_message_metadata_passthrough.content_item_kinds
 
@@ -36,6 +37,21 @@ def is_injected(text: str) -> bool:
         return False
     tag = match.group("tag").lower()
     return tag in KNOWN_TAGS or "_" in tag or " " in tag or "-" in tag
+
+
+def instructions(text: str) -> str | None:
+    """The project's instructions (AGENTS.md) in an injected fragment, or None for any other text.
+
+    Since 0.5x Codex writes `# AGENTS.md instructions for <dir>` and the file inside `<INSTRUCTIONS>`
+    (the environment context may follow in the same text); earlier builds wrapped it whole in
+    `<user_instructions>`.
+    """
+    text = text.strip()
+    if not (text[: len(AGENTS_MD)].lower() == AGENTS_MD or text.startswith("<user_instructions>")):
+        return None
+    match = _INSTRUCTIONS.search(text)
+    body = match.group("body") if match else text.split("\n", 1)[-1] if text.startswith("#") else ""
+    return body.strip() or None
 
 
 def summary(text: str) -> str:

@@ -66,6 +66,7 @@ class RolloutParser:
         self._cwd = {"header": None, "turn": None, "environment": None}
         self._fork_ms: int | None = None  # set while the lines are a fork's replay of its parent
         self._completed: set[str] = set()  # calls whose output came from an end event (the fuller one)
+        self._instructions: set[str] = set()  # the AGENTS.md texts already turned into a turn
         self._events = {"user_message": self._user_message, "turn_aborted": self._turn_aborted,
                         "thread_rolled_back": self._rolled_back, "exec_command_end": self._exec_end,
                         "patch_apply_end": self._patch_end, "mcp_tool_call_end": self._mcp_end,
@@ -202,6 +203,9 @@ class RolloutParser:
                 self.injected += 1
             if self._cwd["environment"] is None:
                 self._cwd["environment"] = fragments.environment_cwd(text)
+            if (rules := fragments.instructions(text)) and rules not in self._instructions:
+                self._instructions.add(rules)  # sent again after a resume or a compaction: kept once
+                self.turns.append(Turn("user", trim(rules, PROMPT_HEAD, 0, self.clean), "instructions", utc(ts)))
         metadata = item.get("metadata")
         if not self.bare or (isinstance(metadata, dict) and metadata.get("inherited_user_message")):
             return  # envelope: the person's words come from the events
@@ -215,7 +219,7 @@ class RolloutParser:
         if call_id and call_id in self.calls:  # the same call written again
             return
         name, args = tools.call_input(item)
-        call = ToolCall(id=call_id, name=name, input=trim_value(args, self.clean))
+        call = ToolCall(id=call_id, name=name, input=trim_value(args, self.clean), kind=tools.kind(name))
         if item.get("type") == "local_shell_call" and item.get("status") == "completed":
             call.answered = True
         self._attach(call, ts)
@@ -234,7 +238,7 @@ class RolloutParser:
         action = item.get("action") if isinstance(item.get("action"), dict) else {}
         query = action.get("query") if isinstance(action.get("query"), str) else ""
         call_id = item.get("call_id") or item.get("id")
-        call = ToolCall(id=call_id if isinstance(call_id, str) else "", name="web_search",
+        call = ToolCall(id=call_id if isinstance(call_id, str) else "", name="web_search", kind="web",
                         input=trim_value({"query": query}, self.clean) if query else {},
                         answered=item.get("status") == "completed")
         self._attach(call, ts)

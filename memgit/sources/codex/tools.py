@@ -13,35 +13,44 @@ import json
 import re
 from typing import Any
 
+# What each Codex tool does, in the neutral kinds of memgit.core.model.TOOL_KINDS.
+KINDS = {
+    "shell": "shell", "exec_command": "shell", "local_shell": "shell", "container.exec": "shell",
+    "apply_patch": "edit", "view_image": "read", "update_plan": "todo", "web_search": "web",
+}
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 _EXEC_HEADER = re.compile(r"\A(?:Chunk ID|Wall time): [^\n]*\n(?:[^\n]*\n){0,8}?Output:\n")
 _EXIT_CODE = re.compile(r"^Process exited with code (-?\d+)$", re.M)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (?P<path>.+?)\s*$", re.M)
 
 
+def kind(name: str) -> str:
+    """The neutral kind of a Codex tool ("" for one memgit does not classify: MCP tools, `js`…)."""
+    return KINDS.get(name, "")
+
+
 def call_input(item: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The tool name and input of a `*_call` response item."""
-    kind = item.get("type")
+    item_type = item.get("type")
     name = item.get("name") if isinstance(item.get("name"), str) else ""
-    if kind == "function_call":
+    if item_type == "function_call":
         args = _json_object(item.get("arguments"), "arguments")
-    elif kind == "custom_tool_call":
-        raw = item.get("input")
-        args = _json_object(raw, "input")
-        if name == "apply_patch" and isinstance(raw, str):
-            files = [m.group("path") for m in _PATCH_FILE.finditer(raw)]
-            if files:
-                args["files"] = files
-                args.setdefault("file_path", files[0])
-    elif kind == "local_shell_call":
+    elif item_type == "custom_tool_call":
+        args = _json_object(item.get("input"), "input")
+    elif item_type == "local_shell_call":
         name = name or "local_shell"
         action = item.get("action") if isinstance(item.get("action"), dict) else {}
         args = {k: v for k, v in action.items() if k != "type"}
         if "working_directory" in args:
             args["workdir"] = args.pop("working_directory")
     else:  # tool_search_call and later kinds: their arguments as they are
-        name = name or str(kind).removesuffix("_call")
+        name = name or str(item_type).removesuffix("_call")
         args = item.get("arguments") if isinstance(item.get("arguments"), dict) else {}
+    if name == "apply_patch" and isinstance(args.get("input"), str):  # custom tool, or a function's argument
+        files = [m.group("path") for m in _PATCH_FILE.finditer(args["input"])]
+        if files:
+            args["files"] = files
+            args.setdefault("file_path", files[0])
     return name, _unwrap_shell(args)
 
 

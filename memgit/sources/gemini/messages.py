@@ -26,6 +26,19 @@ ACK = "Got it. Thanks for the additional context!"  # the model's reply upstream
 NOTICES = frozenset({"info", "error", "warning"})
 ANSWERED = frozenset({"success", "error", "cancelled"})
 _EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.M)  # run_shell_command's result ends with it
+SHELL = "run_shell_command"
+# What each Gemini CLI tool does, in the neutral kinds of memgit.core.model.TOOL_KINDS (built-in tool
+# names across releases; an MCP or extension tool is left unclassified).
+KINDS = {
+    SHELL: "shell", "write_file": "edit", "replace": "edit", "edit": "edit", "read_file": "read",
+    "read_many_files": "read", "list_directory": "search", "glob": "search", "search_file_content": "search",
+    "grep_search": "search", "delegate_to_agent": "subagent", "codebase_investigator": "subagent",
+    "write_todos": "todo", "google_web_search": "web", "web_fetch": "web", "save_memory": "memory",
+}
+# run_shell_command's result: `Command: … Directory: … Output: … Error: … Exit Code: … Signal: …
+# Background PIDs: … Process Group PGID: …`, one field a line (Command and Output may span lines).
+_SHELL_TRAILER = re.compile(r"^(?:Exit Code|Signal|Background PIDs|Process Group PGID): [^\n]*$")
+_NOTHING = ("(none)", "(empty)")
 _COMMAND = re.compile(r"^(?:/[A-Za-z][\w:-]*|\?)(?:\s|$)")  # `/memory add …`, `?`: a CLI command
 
 
@@ -92,8 +105,9 @@ class MessageReader:
 
     def _call(self, record: dict[str, Any]) -> ToolCall:
         args = record.get("args")
-        call = ToolCall(id=_text(record.get("id")), name=_text(record.get("name")),
-                        input=trim_value(args, self.clean) if isinstance(args, dict) else {})
+        name = _text(record.get("name"))
+        call = ToolCall(id=_text(record.get("id")), name=name, kind=KINDS.get(name, ""),
+                        input=trim_value(_input(args), self.clean) if isinstance(args, dict) else {})
         status = _text(record.get("status"))
         output, failed = result_text(record.get("result"))
         if not output and isinstance(record.get("resultDisplay"), str):
@@ -101,6 +115,7 @@ class MessageReader:
         if record.get("result") not in (None, "", []) or status in ANSWERED:
             call.answered = True
             call.is_error = failed or status in ("error", "cancelled") or _exit_failed(call.name, output)
+            output = shell_output(output) if call.name == SHELL else report_text(output) if call.kind == "subagent" else output
             call.output = trim_output(output or ("cancelled" if status == "cancelled" else ""), self.clean)
         return call
 
@@ -110,8 +125,9 @@ class MessageReader:
         if call is None or call.answered:
             return
         output, failed = result_text([{"functionResponse": response}])
-        call.output, call.answered = trim_output(output, self.clean), True
         call.is_error = failed or _exit_failed(call.name, output)
+        output = shell_output(output) if call.name == SHELL else report_text(output) if call.kind == "subagent" else output
+        call.output, call.answered = trim_output(output, self.clean), True
 
     def _add(self, role: str, text: str, kind: str, message: dict[str, Any]) -> Turn:
         turn = Turn(role, text, kind, utc(message.get("timestamp")), sidechain=self.sidechain)
@@ -168,9 +184,74 @@ def result_text(result: Any) -> tuple[str, bool]:
     return "\n".join(t for t in texts if t), failed
 
 
+def _input(args: dict[str, Any]) -> dict[str, Any]:
+    """A call's arguments, its file under `file_path` whatever the release named it."""
+    for key in ("absolute_path", "target_file"):
+        if isinstance(args.get(key), str) and "file_path" not in args:
+            return {**args, "file_path": args[key]}
+    return args
+
+
+def shell_output(text: str) -> str:
+    """What a shell command printed (its Output, then its Error), without the result's other fields.
+
+    The command line is the call's input already; the directory, exit code, signal and process
+    ids are the moment's bookkeeping. A result of another shape is returned as it is.
+    """
+    if not text.startswith("Command: "):
+        return text
+    lines = text.split("\n")
+    while lines and _SHELL_TRAILER.match(lines[-1]):
+        lines.pop()
+    body = "\n".join(lines)
+    at = body.find("\nOutput: ")
+    if at < 0:
+        return text
+    body = body[at + len("\nOutput: "):]
+    cut = body.rfind("\nError: ")
+    output, error = (body[:cut], body[cut + len("\nError: "):]) if cut >= 0 else (body, "")
+    parts = [p for p in (output.strip("\n"), error.strip("\n")) if p.strip() and p.strip() not in _NOTHING]
+    return "\n".join(parts)
+
+
+def report_text(text: str) -> str:
+    """A subagent's report as prose: its `Result:` JSON object (`SummaryOfFindings`, relevant
+    locations with their reasoning…) read out as text, the status lines before it dropped."""
+    at = text.find("\nResult:\n")
+    if at < 0:
+        return text
+    try:
+        result = json.loads(text[at + len("\nResult:\n"):])
+    except (ValueError, RecursionError):
+        return text
+    lines: list[str] = []
+    _prose(result, lines, 0)
+    return "\n\n".join(lines) if lines else text
+
+
+def _prose(value: Any, lines: list[str], depth: int) -> None:
+    """The strings of a report, each list of records as `first field: the others`."""
+    if isinstance(value, str):
+        if value.strip():
+            lines.append(value.strip())
+    elif isinstance(value, dict) and depth < 4:
+        strings = [v.strip() for v in value.values() if isinstance(v, str) and v.strip()]
+        if depth > 0 and len(strings) > 1:  # a record: `src/agents/registry.ts: hardcoded registration`
+            lines.append(f"{strings[0]}: {' '.join(strings[1:])}")
+        else:
+            lines.extend(strings)
+        for v in value.values():
+            if isinstance(v, dict | list):
+                _prose(v, lines, depth + 1)
+    elif isinstance(value, list) and depth < 4:
+        items = [v for v in value if not isinstance(v, str) or " " in v.strip()]  # a list of tool calls is no prose
+        for v in items:
+            _prose(v, lines, depth + 1)
+
+
 def _exit_failed(name: str, output: str) -> bool:
     """True when a shell call's result ends with a non-zero `Exit Code:` (its status says success)."""
-    if name != "run_shell_command":
+    if name != SHELL:
         return False
     code = _EXIT_CODE.search(output[-2000:])
     return bool(code and code.group(1) != "0")
