@@ -35,6 +35,9 @@ class Config:
     repo_path: Path
     author: str = DEFAULT_AUTHOR
     claude_root: Path = Path("~/.claude").expanduser()  # holds projects/
+    codex_root: Path = Path("~/.codex").expanduser()  # holds sessions/, archived_sessions/
+    gemini_root: Path = Path("~/.gemini").expanduser()  # holds tmp/<project>/chats/
+    agents: tuple[str, ...] = ("claude-code", "codex", "gemini-cli")  # the sources a sync reads
     min_idle_minutes: float = 30.0
     max_age_days: float = 30.0  # 0 means no limit
     include_projects: tuple[str, ...] = ()
@@ -101,12 +104,22 @@ def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) 
         or repo.get("path")
         or str(_xdg(env, "XDG_DATA_HOME", ".local/share") / "memgit")
     )
+    # Each agent's home, as the agent itself finds it (its own environment variable), unless the
+    # config names another: [sources] claude_code / codex / gemini.
     claude = env.get("CLAUDE_CONFIG_DIR") or sources.get("claude_code") or str(home / ".claude")
+    codex = sources.get("codex") or env.get("CODEX_HOME") or str(home / ".codex")
+    gemini = sources.get("gemini") or str(Path(env.get("GEMINI_CLI_HOME") or home) / ".gemini")
+    agents = sources.get("agents", ["claude-code", "codex", "gemini-cli"])
+    if not isinstance(agents, list) or not set(agents) <= {"claude-code", "codex", "gemini-cli"}:
+        raise ConfigError(f"[sources] agents in {cfile} must be a list of: claude-code, codex, gemini-cli")
     try:
         return Config(
             repo_path=Path(os.path.expanduser(str(path))).absolute(),
             author=str(env.get("MEMGIT_AUTHOR") or repo.get("author") or DEFAULT_AUTHOR),
             claude_root=Path(os.path.expanduser(str(claude))).absolute(),
+            codex_root=Path(os.path.expanduser(str(codex))).absolute(),
+            gemini_root=Path(os.path.expanduser(str(gemini))).absolute(),
+            agents=tuple(agents),
             min_idle_minutes=float(env.get("MEMGIT_MIN_IDLE_MINUTES", sources.get("min_idle_minutes", 30))),
             max_age_days=float(env.get("MEMGIT_MAX_AGE_DAYS", sources.get("max_age_days", 30))),
             include_projects=tuple(sources.get("include", ())),

@@ -160,7 +160,8 @@ def _sync_text(result) -> str:
         elif r.kind == "gone":
             lines.append(f"gone {r.session}: {r.reason}")
     for folder, reason in sorted(result.unreadable.items()):
-        lines.append(f"unreadable project folder {folder}: {reason}")
+        agent, _, name = folder.partition(":")
+        lines.append(f"unreadable {agent} folder {name}: {reason}")
     s = result.summary()
     if result.dry_run:
         lines.append(f"{len(result.results)} session(s) would be read (dry run; nothing committed)")
@@ -212,17 +213,18 @@ def status(repo_path, as_json) -> None:
     from memgit.verbs import inspect as views
 
     data = views.status(_config(repo_path))
-    rows = [f"{'project folder':44} {'disk':>5} {'done':>5} {'pend':>5} {'wait':>5} {'fail':>5}  last sync"]
+    rows = [f"{'agent':11} {'project folder':44} {'disk':>5} {'done':>5} {'pend':>5} {'wait':>5} {'fail':>5}  last sync"]
     for p in data["projects"]:
-        rows.append(f"{p['project_dir'][:44]:44} {p['on_disk']:5} {p['processed']:5} {p['pending']:5} "
+        rows.append(f"{p['agent']:11} {p['project_dir'][:44]:44} {p['on_disk']:5} {p['processed']:5} {p['pending']:5} "
                     f"{p['waiting']:5} {p['failed']:5}  {p['last_sync'] or '-'}")
-    rows.append(f"repo: {data['repo']}  transcripts: {data['transcripts']}")
+    rows.append(f"repo: {data['repo']}")
+    rows.append("transcripts: " + ", ".join(f"{agent} {root}" for agent, root in data["sources"].items()))
     if data["failed_sessions"]:
         rows.append("failed sessions (once fixed: memgit sync --retry-failed):")
         rows += [f"  {f['session']}  {f['project_dir']}: {f['reason']}" for f in data["failed_sessions"]]
     if data["unreadable_folders"]:
         rows.append("unreadable project folders (not read until fixed):")
-        rows += [f"  {u['project_dir']}: {u['reason']}" for u in data["unreadable_folders"]]
+        rows += [f"  {u['agent']} {u['project_dir']}: {u['reason']}" for u in data["unreadable_folders"]]
     _emit(as_json, {"ok": True, **data}, "\n".join(rows))
 
 

@@ -23,7 +23,7 @@ USER_KINDS = ("prompt", "command", "interrupt", "queued", "compact_summary", "in
 # (the empty kind is a tool the source does not classify), so the extractors never need to know
 # an agent's tool names. A "shell" call carries its command line under `command` (or `cmd`), an
 # "edit" or "read" call its file under `file_path`.
-TOOL_KINDS = ("shell", "edit", "read", "search", "subagent", "todo", "web", "memory")
+TOOL_KINDS = ("shell", "edit", "read", "search", "subagent", "todo", "web", "memory", "plan")  # plan: a plan put to the user
 
 
 @dataclass(slots=True)

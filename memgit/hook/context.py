@@ -150,6 +150,11 @@ def count_pending(index: dict, branch: str | None, *, session_id: str | None, tr
             if unread is None or sid in unread or (odd and stand_in(sid) in unread) or st.st_mtime > index["built_at"]:
                 pending += 1
                 eligible += age >= min_idle
+    for mtime in index.get("unread_other", {}).get(branch or "", ()):  # Codex, Gemini CLI: placed at sync time
+        age = now - mtime
+        if not (max_age > 0 and age > max_age):
+            pending += 1
+            eligible += age >= min_idle
     return pending, eligible
 
 

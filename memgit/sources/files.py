@@ -63,6 +63,14 @@ class SessionFile:
         return self.path.name.endswith(ZSTD_SUFFIX)
 
 
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """What an agent's folders hold: its session files, and the folders that could not be read."""
+
+    files: list[SessionFile]
+    unreadable: dict[str, str]  # folder (relative to the agent's root) -> why (e.g. "Permission denied")
+
+
 @contextmanager
 def open_stream(path: Path) -> Iterator[BinaryIO]:
     """Open a transcript for reading as bytes, decompressing a `.zst` file as it streams.
@@ -147,3 +155,33 @@ def stream_size(path: Path) -> int:
         raise TranscriptError(f"cannot decompress {path}: {e}") from e
     except OSError as e:
         raise TranscriptError(f"cannot read {path}: {e.strerror or e}; is it still there?") from e
+
+
+def sha256_range(path: Path, start: int, end: int) -> str | None:
+    """The digest of bytes start..end of a transcript (of its decompressed stream for a `.zst`);
+    None when it cannot be read (any more): a `fail` for a vanished file is still recorded."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    try:
+        with open_stream(Path(path)) as f:
+            if path_is_plain(path):
+                f.seek(start)
+            else:  # a decompressing stream cannot seek: read past the start
+                left = start
+                while left > 0 and (chunk := f.read(min(left, 1 << 20))):
+                    left -= len(chunk)
+            left = end - start
+            while left > 0:
+                chunk = f.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                digest.update(chunk)
+                left -= len(chunk)
+    except (OSError, TranscriptError):
+        return None
+    return digest.hexdigest()
+
+
+def path_is_plain(path: Path) -> bool:
+    return not str(path).endswith(ZSTD_SUFFIX)

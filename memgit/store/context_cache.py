@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 
-CACHE_VERSION = 2  # 2: projects_key renamed projects_digest (a "key" holding a digest reads as a secret)
+CACHE_VERSION = 3  # 2: projects_key renamed projects_digest (a "key" holding a digest reads as a secret); 3: unread_other
 MEMO_SIZE = 500  # remembered working directories
 
 

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from memgit.core.briefing import BUDGET, PINNED_MAX, RECENT_NOTES, clean_markdown, cut, digest, template
 from memgit.core.vocab import MAIN, PREFIX, SUMMARY_FILE
 from memgit.sources import gitstat, workspace
+
+UNREAD_PEEKS = 200  # other agents' unread sessions whose cwd is read to place them (a fresh install has many)
 from memgit.store.context_cache import (CACHE_VERSION, empty_memo, listdir, part_path, read_json, read_heads, remove,
                                         save_index, write_json)
 
@@ -78,11 +80,11 @@ def build_index(repo, cfg, *, git_dir: str, now: float) -> tuple[dict, dict]:
             continue
         projects.append({"branch": p.branch, "name": p.name, "remotes": list(p.remotes), "paths": list(p.paths)})
     key = hashlib.sha1(json.dumps(projects, sort_keys=True).encode()).hexdigest()
-    unread, folders = unread_sessions(repo, cfg, now)
+    unread, folders, others = unread_sessions(repo, cfg, now, projects)
     index = {
         "version": CACHE_VERSION, "heads": heads, "projects": projects, "projects_digest": key,
         "built_at": now, "claude_projects": str(cfg.claude_projects), "unread": unread,
-        "project_folders": folders, "min_idle_minutes": cfg.min_idle_minutes, "max_age_days": cfg.max_age_days,
+        "project_folders": folders, "unread_other": others, "min_idle_minutes": cfg.min_idle_minutes, "max_age_days": cfg.max_age_days,
         "include": list(cfg.include_projects), "exclude": list(cfg.exclude_projects),
         "search": os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(__file__)), "search.py")),
     }
@@ -94,31 +96,54 @@ def build_index(repo, cfg, *, git_dir: str, now: float) -> tuple[dict, dict]:
     return index, memo
 
 
-def unread_sessions(repo, cfg, now: float) -> tuple[dict, dict]:
-    """{folder: {session: processed end}} of the transcripts inside the age window with unread bytes,
-    and {branch: [folders its sessions came from]}."""
-    from memgit.store import ledger_cache
+def unread_sessions(repo, cfg, now: float, projects: list[dict]) -> tuple[dict, dict, dict]:
+    """What the session-start line "N sessions waiting to be synced" counts from, as of this sync.
+
+    Returns:
+        ({folder: {session: processed end}} of Claude Code's transcripts inside the age window with
+        unread bytes (the hook also counts files newer than the index in those folders),
+        {branch: [Claude Code folders its sessions came from]},
+        {branch: [mtimes]} of the other agents' unread sessions inside the age window, by the
+        branch their cwd resolves to (sessions of no known project are left out)).
+    """
+    from memgit.core import scopes
     from memgit.core.names import safe_name
-    from memgit.errors import TranscriptError
-    from memgit.sources.claude_code import reader as claude_code
+    from memgit.sources import registry
+    from memgit.store import ledger_cache
 
     led = ledger_cache.load(repo, cfg.state_dir)
-    try:
-        files = claude_code.discover(claude_code.projects_dir(cfg.claude_root))
-    except TranscriptError:
-        files = []
+    listing = registry.scan(cfg)
+    known = [scopes.Project(branch=p["branch"], name=p["name"], remotes=p["remotes"], paths=p["paths"])
+             for p in projects]
     unread: dict[str, dict[str, int]] = {}
-    for file in files:  # names as the ledger writes them: a secret in a folder name stays out of the cache
-        folder = unread.setdefault(safe_name(file.project_dir), {})
+    others: dict[str, list[float]] = {}
+    peeks = 0
+    for file in listing.files:  # names as the ledger writes them: a secret in a folder name stays out of the cache
+        claude = file.agent == "claude-code"
+        if claude:
+            folder = unread.setdefault(safe_name(file.project_dir), {})
         if cfg.max_age_days > 0 and now - file.mtime > cfg.max_age_days * 86400:
             continue
         end = led.processed_end(file.key)
-        if file.size != end:
+        if file.size == end or (file.compressed and end >= 0):
+            continue  # read to its end (a compressed file is one its agent finished with)
+        if claude:
             folder[file.key.split("/", 1)[1]] = end
+            continue
+        last = led.last(file.key)
+        branch = last.branch if last else None
+        if branch is None and peeks < UNREAD_PEEKS:
+            peeks += 1
+            if cwd := registry.peek_cwd(file):
+                project = scopes.resolve(workspace.identify(cwd), known, cwd=cwd)
+                branch = project.branch if project else None
+        if branch:
+            others.setdefault(branch, []).append(file.mtime)
     folders: dict[str, set[str]] = {}
     for entry in led.entries:
-        folders.setdefault(entry.branch, set()).add(entry.source.split("/", 1)[0])
-    return unread, {branch: sorted(names) for branch, names in folders.items()}
+        if entry.session.startswith("claude-code/"):
+            folders.setdefault(entry.branch, set()).add(entry.source.split("/", 1)[0])
+    return unread, {branch: sorted(names) for branch, names in folders.items()}, others
 
 
 def render_part(repo, branch: str, head: str) -> dict:

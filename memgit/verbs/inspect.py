@@ -11,7 +11,8 @@ from memgit.config import Config
 from memgit.core.names import safe_name, safe_text
 from memgit.errors import MemgitError, NotARepo
 from memgit.core.ledger import parse_subject, parse_trailers
-from memgit.sources.claude_code import reader as claude_code
+from memgit.sources import registry
+from memgit.store.lengths import Lengths
 from memgit.verbs.selection import SyncOptions, eligible, select
 
 
@@ -35,7 +36,8 @@ def open_repo(cfg: Config):
 
 @dataclass(slots=True)
 class ProjectStatus:
-    project_dir: str  # the folder under ~/.claude/projects
+    agent: str
+    project_dir: str  # the agent's folder for it (under ~/.claude/projects, ~/.codex, ~/.gemini/tmp)
     branches: list[str] = field(default_factory=list)
     on_disk: int = 0
     processed: int = 0
@@ -51,14 +53,15 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
     with open_repo(cfg) as repo:
         led = ledger_cache.load(repo, cfg.state_dir)
         branches = sorted(repo.branches())
-    listing = claude_code.scan(claude_code.projects_dir(cfg.claude_root))
+    listing = registry.scan(cfg)
     files = listing.files
-    pending = {w.file.session_id for w in select(files, led, cfg, SyncOptions(), now=now)}
+    lengths = Lengths(cfg.state_dir, registry.length)
+    pending = {w.file.key for w in select(files, led, cfg, SyncOptions(), now=now, length=lengths)}
     failed = led.failed()
     projects: dict[str, ProjectStatus] = {}
     for file in files:
         key = file.key
-        row = projects.setdefault(file.project_dir, ProjectStatus(file.project_dir))
+        row = projects.setdefault(f"{file.agent}:{file.project_dir}", ProjectStatus(file.agent, file.project_dir))
         row.on_disk += 1
         last = led.last(key)
         if last:
@@ -68,22 +71,24 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
             row.last_sync = max(filter(None, [row.last_sync, _iso(last.time)]), default=None)
         if key in failed:
             row.failed += 1
-        if file.session_id in pending:
+        if key in pending:
             row.pending += 1
-        elif file.size > led.processed_end(key) and not eligible(
+        elif lengths(file) > led.processed_end(key) and not eligible(
             file, now=now, min_idle_minutes=cfg.min_idle_minutes, max_age_days=cfg.max_age_days
         ):
             row.waiting += 1
-    rows = sorted(projects.values(), key=lambda r: r.project_dir)
+    lengths.save()
+    rows = sorted(projects.values(), key=lambda r: (r.agent, r.project_dir))
     return {
         "repo": str(cfg.repo_path),
-        "transcripts": str(claude_code.projects_dir(cfg.claude_root)),
+        "transcripts": str(cfg.claude_projects),
+        "sources": {agent: str(registry.root(agent, cfg)) for agent in registry.agents(cfg)},
         "branches": branches,
         "projects": [_row(r) for r in rows],
         "totals": {k: sum(getattr(r, k) for r in rows) for k in ("on_disk", "processed", "pending", "waiting", "failed")},
         "failed_sessions": [_failure(key, entry) for key, entry in sorted(failed.items())],
-        "unreadable_folders": [{"project_dir": safe_name(n), "reason": safe_text(why)}
-                               for n, why in sorted(listing.unreadable.items())],
+        "unreadable_folders": [{"agent": n.partition(":")[0], "project_dir": safe_name(n.partition(":")[2]),
+                                "reason": safe_text(why)} for n, why in sorted(listing.unreadable.items())],
     }
 
 
@@ -96,7 +101,7 @@ def _failure(session: str, entry) -> dict:
 
 def _row(r: ProjectStatus) -> dict:
     # shown as the ledger names it: a folder named after a token is not printed (see core.names)
-    return {"project_dir": safe_name(r.project_dir), "branches": r.branches, "on_disk": r.on_disk, "processed": r.processed,
+    return {"agent": r.agent, "project_dir": safe_name(r.project_dir), "branches": r.branches, "on_disk": r.on_disk, "processed": r.processed,
             "pending": r.pending, "waiting": r.waiting, "failed": r.failed, "last_sync": r.last_sync}
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import fnmatch
 
 from memgit.config import Config
 from memgit.core.ledger import Ledger
-from memgit.sources.claude_code.reader import SessionFile
+from memgit.sources.files import SessionFile
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +29,7 @@ class Work:
 
     file: SessionFile
     start: int
-    why: str  # new | grown | replaced | redo | retry | asked
+    why: str  # new | grown | rewritten | replaced | redo | retry | asked
 
 
 
@@ -51,8 +52,14 @@ def _matches(file: SessionFile, session: str) -> bool:
         file.key.split("/", 1)[1].startswith(session)
 
 
-def select(files: list[SessionFile], ledger: Ledger, cfg: Config, opts: SyncOptions, *, now: float) -> list[Work]:
-    """Choose the sessions this run reads, oldest first, and where each one starts."""
+def select(files: list[SessionFile], ledger: Ledger, cfg: Config, opts: SyncOptions, *, now: float,
+           length: Callable[[SessionFile], int] = lambda f: f.size) -> list[Work]:
+    """Choose the sessions this run reads, oldest first, and where each one starts.
+
+    `length` gives a file's length in its reader's offsets (a compressed file's decompressed size);
+    it is asked only for a compressed file read before. A file its agent rewrites whole is read
+    from the start again whenever its size changed.
+    """
     chosen: dict[str, Work] = {}
     failed = ledger.failed() if opts.retry_failed else {}
     for file in sorted(files, key=lambda f: f.mtime):
@@ -69,7 +76,8 @@ def select(files: list[SessionFile], ledger: Ledger, cfg: Config, opts: SyncOpti
         if key in failed:
             chosen[key] = Work(file, failed[key].start, "retry")
             continue
-        if file.size == done:
+        size = length(file) if file.compressed and done >= 0 else file.size
+        if size == done:
             continue
         if not (opts.all or opts.session) and not eligible(
             file, now=now, min_idle_minutes=cfg.min_idle_minutes, max_age_days=cfg.max_age_days
@@ -77,7 +85,9 @@ def select(files: list[SessionFile], ledger: Ledger, cfg: Config, opts: SyncOpti
             continue
         if done < 0:
             chosen[key] = Work(file, 0, "new" if not opts.session else "asked")
-        elif file.size > done:
+        elif file.whole:
+            chosen[key] = Work(file, 0, "rewritten")
+        elif size > done:
             chosen[key] = Work(file, done, "grown")
         else:  # shorter than what was read: the file was replaced, read it again
             chosen[key] = Work(file, 0, "replaced")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import logging
 import os
@@ -28,8 +27,9 @@ from memgit.core.ledger import Ledger, format_message
 from memgit.core.model import Extraction, Transcript
 from memgit.core.redact import redact_note, redact_transcript
 from memgit.verbs.selection import SyncOptions, Work, select
-from memgit.sources.claude_code import reader as claude_code
-from memgit.sources.claude_code.reader import SessionFile
+from memgit.sources import registry
+from memgit.store.lengths import Lengths
+from memgit.sources.files import SessionFile, sha256_range
 
 log = logging.getLogger("memgit.verbs.sync")
 MAIN = "main"
@@ -79,7 +79,8 @@ class SyncResult:
             "extracted": self.count("extract"), "skipped": self.count("skip"),
             "failed": self.count("fail"), "pending": self.count("pending"), "gone": self.count("gone"),
             "commits": self.commits,
-            "unreadable_folders": [{"project_dir": k, "reason": v} for k, v in sorted(self.unreadable.items())],
+            "unreadable_folders": [{"agent": k.partition(":")[0], "project_dir": k.partition(":")[2], "reason": v}
+                                   for k, v in sorted(self.unreadable.items())],
             "extractor": self.extractor, "tokens": sum(r.tokens for r in self.results), "cost": self.cost,
             "consolidated": [c.branch for c in self.consolidated],
             **({"consolidation_error": self.consolidation_error} if self.consolidation_error else {}),
@@ -107,27 +108,6 @@ def _short(file: SessionFile) -> str:
 
 def _utc_date(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d")
-
-
-def _sha256_range(path: Path, start: int, end: int) -> str | None:
-    """The digest of bytes start..end of a transcript; None when it cannot be read (any more).
-
-    A `fail` for an unreadable or vanished file is still recorded: without its digest.
-    """
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as f:
-            f.seek(start)
-            left = end - start
-            while left > 0:
-                chunk = f.read(min(left, 1 << 20))
-                if not chunk:
-                    break
-                digest.update(chunk)
-                left -= len(chunk)
-    except OSError:
-        return None
-    return digest.hexdigest()
 
 
 @dataclass(slots=True)
@@ -209,7 +189,7 @@ class _Run:
         """True when a session belongs to project `name` (its slug, its name, or its folder under projects/)."""
         if fnmatch(file.project_dir, name) or name in file.project_dir:
             return True
-        cwd = claude_code.peek_cwd(file.path)
+        cwd = registry.peek_cwd(file)
         if not cwd:
             return False
         identity, cwd = self.identify(cwd)
@@ -222,7 +202,7 @@ class _Run:
             ("Memgit-Session", file.key),
             ("Memgit-Source", file.source),
             ("Memgit-Range", f"{work.start}-{t_end}"),
-            ("Memgit-Source-Sha256", _sha256_range(file.path, work.start, t_end)),
+            ("Memgit-Source-Sha256", sha256_range(file.path, work.start, t_end)),
             *extra,
             ("Memgit-Outcome", outcome),
         ]
@@ -247,8 +227,7 @@ class _Run:
         key = work.file.key
         prep = _Prepared(work, key, end=max(work.file.size, work.start))
         try:
-            t = claude_code.read_transcript(work.file.path, start=work.start, session_id=_sid(work.file),
-                                            clean=self.redact)
+            t = registry.read(work.file, start=work.start, session_id=_sid(work.file), clean=self.redact)
             prep.end = t.end
             if t.end <= work.start and self.ledger.processed_end(key) >= 0 and work.why != "redo":
                 prep.done = SessionResult(key, "none", start=work.start, end=t.end, reason="nothing new")
@@ -462,8 +441,8 @@ def _extractor(cfg: Config):
 def _estimate(extractor, work: Work, cfg: Config) -> tuple[int, float | None]:
     """Tokens an LLM extraction of `work` would send, and its estimated cost; (0, None) when unreadable."""
     try:
-        t = claude_code.read_transcript(work.file.path, start=work.start, session_id=_sid(work.file),
-                                        clean=lambda text: redact.redact(text, cfg.extra_redact_patterns))
+        t = registry.read(work.file, start=work.start, session_id=_sid(work.file),
+                          clean=lambda text: redact.redact(text, cfg.extra_redact_patterns))
     except MemgitError:
         return 0, None
     return extractor.estimate(redact_transcript(t, cfg.extra_redact_patterns), cfg, project=work.file.project_dir)
@@ -494,9 +473,10 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
         with MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
             upgraded = 0 if opts.dry_run else len(bootstrap.upgrade(repo))  # a repo older than its skeleton
             led = ledger_cache.load(repo, cfg.state_dir)
-            listing = claude_code.scan(claude_code.projects_dir(cfg.claude_root))
-            files = listing.files
-            work = select(files, led, cfg, opts, now=now)
+            listing = registry.scan(cfg)
+            lengths = Lengths(cfg.state_dir, registry.length)
+            work = select(listing.files, led, cfg, opts, now=now, length=lengths)
+            lengths.save()
             if not work and not opts.dry_run:  # the common case after every session: keep it light
                 result = SyncResult(str(cfg.repo_path), extractor=_extractor_name(cfg), unreadable=_named(listing.unreadable),
                                     commits=upgraded)
@@ -544,7 +524,8 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
 
 def _named(unreadable: dict[str, str]) -> dict[str, str]:
     """Folders that could not be listed, and why, as memgit may print and record them."""
-    return {safe_name(folder): safe_text(why) for folder, why in unreadable.items()}
+    return {f"{key.partition(':')[0]}:{safe_name(key.partition(':')[2])}": safe_text(why)
+            for key, why in unreadable.items()}
 
 
 def _refused_warnings(refused: dict[str, str]) -> list[str]:

@@ -91,19 +91,21 @@ def test_an_unreadable_project_folder_is_shown_and_the_other_folders_are_read(
     try:
         result = faults.memgit(home, "sync", preexec=drop)
         assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
-        assert "unreadable project folder -home-demo-dev-secret: Permission denied" in result.stdout
+        assert "unreadable claude-code folder -home-demo-dev-secret: Permission denied" in result.stdout
         assert sessions_of(memory_path, "extract") == {f"claude-code/{fine.session_id}"}
         fsck(memory_path)
 
         status = json.loads(faults.memgit(home, "status", "--json", preexec=drop).stdout)
-        assert status["unreadable_folders"] == [{"project_dir": "-home-demo-dev-secret", "reason": "Permission denied"}]
+        assert status["unreadable_folders"] == [{"agent": "claude-code", "project_dir": "-home-demo-dev-secret",
+                                                "reason": "Permission denied"}]
         text = faults.memgit(home, "status", preexec=drop)
         assert text.returncode == 0 and "unreadable project folders" in text.stdout
         assert "-home-demo-dev-secret: Permission denied" in text.stdout
 
         folder.chmod(0o644)  # listable, not searchable: its files still cannot be read
         status = json.loads(faults.memgit(home, "status", "--json", preexec=drop).stdout)
-        assert status["unreadable_folders"] == [{"project_dir": "-home-demo-dev-secret", "reason": "Permission denied"}]
+        assert status["unreadable_folders"] == [{"agent": "claude-code", "project_dir": "-home-demo-dev-secret",
+                                                "reason": "Permission denied"}]
     finally:
         folder.chmod(0o755)
     data = json.loads(faults.memgit(home, "sync", "--json").stdout)  # fixed: read at the next sync

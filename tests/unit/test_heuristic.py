@@ -28,15 +28,17 @@ def agent(*calls: ToolCall, text: str = "", sidechain: bool = False) -> Turn:
 
 
 def bash(command: str, output: str = "", *, error: bool = False, answered: bool = True) -> ToolCall:
-    return ToolCall(f"t{next(_ids)}", "Bash", {"command": command}, output, error, answered)
+    return ToolCall(f"t{next(_ids)}", "Bash", {"command": command}, output, error, answered, kind="shell")
 
 
 def edit(path: str) -> ToolCall:
-    return ToolCall(f"t{next(_ids)}", "Edit", {"file_path": path}, "ok", False, True)
+    return ToolCall(f"t{next(_ids)}", "Edit", {"file_path": path}, "ok", False, True, kind="edit")
 
 
 def call(name: str, output: str = "ok", *, error: bool = False, **inputs) -> ToolCall:
-    return ToolCall(f"t{next(_ids)}", name, inputs, output, error, True)
+    from memgit.sources.claude_code.tools import kind  # these tests speak Claude Code's tool names
+
+    return ToolCall(f"t{next(_ids)}", name, inputs, output, error, True, kind=kind(name))
 
 
 def rejected(words: str) -> ToolCall:

@@ -23,7 +23,7 @@ def session(*turns: Turn) -> Transcript:
 
 
 def bash(command: str, output: str, *, error: bool = False, answered: bool = True) -> ToolCall:
-    return ToolCall("t1", "Bash", {"command": command}, output, error, answered)
+    return ToolCall("t1", "Bash", {"command": command}, output, error, answered, kind="shell")
 
 
 # ---- rendering ----------------------------------------------------------------------------

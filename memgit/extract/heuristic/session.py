@@ -115,7 +115,7 @@ def read(transcript: Transcript) -> Session:
                 current.calls.append(call)
                 if tool_kind(call) == "subagent" and call.answered and not call.is_error and call.output.strip():
                     s.reports.append(call.output)
-                if call.name == "ExitPlanMode" and call.answered and not call.is_error:
+                if tool_kind(call) == "plan" and call.answered and not call.is_error:
                     if plan := _plan_of(call):
                         s.plans.append(plan)
                 if call.is_error and _REJECTED in call.output:

@@ -4,52 +4,21 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
-from memgit.core.names import safe_name
 from memgit.errors import TranscriptError, TranscriptGone
 from memgit.core.model import AGENT_CLAUDE_CODE, Transcript
 from memgit.sources.claude_code.records import Clean, RecordParser, utc
+from memgit.sources.files import Listing, SessionFile
 from memgit.sources.jsonl import JsonlRange
 
 AGENT = AGENT_CLAUDE_CODE
 WARMUP = "Warmup"  # the only prompt of the start-up subagents old versions left behind
 
 
-@dataclass(frozen=True, slots=True)
-class SessionFile:
-    """A main transcript file found under the projects directory."""
-
-    session_id: str  # the file name without ".jsonl": Claude Code names it by session UUID
-    path: Path
-    project_dir: str  # the folder under projects/ (an encoded cwd, never decoded)
-    size: int
-    mtime: float
-
-    @property
-    def key(self) -> str:
-        """The ledger's name for the session: `claude-code/<id>`, the id replaced by a stable
-        stand-in when it cannot be written into git as it is (see memgit.core.names)."""
-        return f"{AGENT}/{safe_name(self.session_id)}"
-
-    @property
-    def source(self) -> str:
-        """Where it was read from, as the ledger writes it: `<folder>/<file>`, each part safe."""
-        return f"{safe_name(self.project_dir)}/{safe_name(self.path.name)}"
-
-
 def projects_dir(claude_root: Path) -> Path:
     """Return where Claude Code keeps its transcripts under its config directory."""
     return claude_root / "projects"
-
-
-@dataclass(frozen=True, slots=True)
-class Listing:
-    """What the projects directory holds: the main transcripts, and the folders that could not be read."""
-
-    files: list[SessionFile]
-    unreadable: dict[str, str]  # project folder -> why (e.g. "Permission denied")
 
 
 def discover(projects_dir: Path) -> list[SessionFile]:
@@ -101,7 +70,7 @@ def scan(projects_dir: Path) -> Listing:
                     except OSError as e:  # listable but not searchable (no x bit): its files cannot be read
                         unreadable[project.name] = e.strerror or str(e)
                         continue
-                    found.append(SessionFile(name[:-6], base / name, project.name, st.st_size, st.st_mtime))
+                    found.append(SessionFile(name[:-6], base / name, project.name, st.st_size, st.st_mtime, AGENT))
     found.sort(key=lambda s: (s.project_dir, s.session_id))
     return Listing(found, unreadable)
 

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any, Callable
 
 Clean = Callable[[str], str]
+from memgit.sources.claude_code.tools import kind as tool_kind
 from memgit.core.model import ToolCall, Turn
 
 OUTPUT_HEAD = OUTPUT_TAIL = 1500  # kept of each tool output
@@ -179,8 +180,9 @@ class RecordParser:
                     turn.text = f"{turn.text}\n\n{text}" if turn.text else text
             elif kind == "tool_use":
                 raw = block.get("input")
-                call = ToolCall(id=str(block.get("id") or ""), name=str(block.get("name") or ""),
-                                input=_trim_value(raw, self.clean) if isinstance(raw, dict) else {})
+                name = str(block.get("name") or "")
+                call = ToolCall(id=str(block.get("id") or ""), name=name,
+                                input=_trim_value(raw, self.clean) if isinstance(raw, dict) else {}, kind=tool_kind(name))
                 turn.tool_calls.append(call)
                 if call.id:
                     self.calls[call.id] = call

@@ -1,14 +1,20 @@
 """Gemini CLI sessions (`~/.gemini/tmp/<project>/chats/session-*.json[l]`) as Transcripts.
 
 The package's face is the one every source shows (see memgit.sources.files): AGENT,
-default_root, discover, read_transcript, peek_cwd.
+default_root, scan, discover, read_transcript, peek_cwd.
 """
 
 from memgit.core.model import AGENT_GEMINI
-from memgit.sources.files import SessionFile
+from memgit.sources.files import Listing, SessionFile
 from memgit.sources.gemini.discovery import default_root, discover
 from memgit.sources.gemini.reader import peek_cwd, read_transcript
 
 AGENT = AGENT_GEMINI
 
-__all__ = ["AGENT", "SessionFile", "default_root", "discover", "peek_cwd", "read_transcript"]
+
+def scan(root) -> Listing:
+    """The sessions under `root` (a folder that cannot be listed raises TranscriptError)."""
+    return Listing(discover(root), {})
+
+
+__all__ = ["AGENT", "Listing", "SessionFile", "scan", "default_root", "discover", "peek_cwd", "read_transcript"]

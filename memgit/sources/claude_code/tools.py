@@ -1,0 +1,17 @@
+"""What each Claude Code tool does, in the neutral kinds of memgit.core.model.TOOL_KINDS."""
+
+KINDS = {
+    "Bash": "shell", "BashOutput": "shell",
+    "Edit": "edit", "Write": "edit", "MultiEdit": "edit", "NotebookEdit": "edit", "str_replace_based_edit_tool": "edit",
+    "Read": "read", "NotebookRead": "read",
+    "Grep": "search", "Glob": "search", "LS": "search",
+    "Task": "subagent", "Agent": "subagent",
+    "TodoWrite": "todo",
+    "WebFetch": "web", "WebSearch": "web",
+    "ExitPlanMode": "plan",
+}
+
+
+def kind(name: str) -> str:
+    """The neutral kind of a Claude Code tool ("" for one memgit does not classify: MCP tools…)."""
+    return KINDS.get(name, "")
