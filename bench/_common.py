@@ -33,7 +33,7 @@ def p90(values: list[float]) -> float:
 def user_env(home: Path) -> dict[str, str]:
     """The environment of a user whose HOME is `home`: memgit, Claude and git variables scrubbed."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "XDG_")) and k != "PYTHONDONTWRITEBYTECODE"}
+           if not k.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "CODEX_", "GEMINI_", "XDG_")) and k != "PYTHONDONTWRITEBYTECODE"}
     # An installed memgit has its .pyc files; a checkout run with PYTHONDONTWRITEBYTECODE=1 would
     # compile every module on every start. Cache bytecode under the temp home, not in the tree.
     env.update(

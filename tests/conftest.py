@@ -24,7 +24,7 @@ needs_shared = pytest.mark.skipif(
 def point_home(mp: pytest.MonkeyPatch, home: Path, *, data: str = ".local/share", config: str = ".config") -> None:
     """Make `home` the user's home for memgit and git: their variables scrubbed, HOME and XDG_* set."""
     for key in list(os.environ):
-        if key.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "XDG_")):
+        if key.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "CODEX_", "GEMINI_", "XDG_")):
             mp.delenv(key, raising=False)
     mp.setenv("HOME", str(home))
     mp.setenv("XDG_DATA_HOME", str(home / data))

@@ -27,7 +27,7 @@ CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 1, 2
 
 def memgit_env(home: Path, **extra: str) -> dict:
     """The environment of a memgit run in `home`: HOME and XDG_* there, git and memgit variables scrubbed."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "XDG_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "CODEX_", "GEMINI_", "XDG_"))}
     env.update(HOME=str(home), XDG_DATA_HOME=str(home / ".local" / "share"),
                XDG_CONFIG_HOME=str(home / ".config"), GIT_CONFIG_NOSYSTEM="1", PYTHONPATH=str(ROOT))
     env.update(extra)

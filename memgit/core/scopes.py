@@ -154,11 +154,24 @@ def identity_from_path(path: str) -> Identity:
 
 def written(identity: Identity, clean: Callable[[str], str]) -> Identity:
     """The identity as memgit writes it (PROJECT.md, the branch name, commit messages): each part
-    passed through `clean` (secrets redacted, control characters escaped). Matching compares
-    written forms, so a session from the same odd directory finds its project again."""
-    remote = clean(identity.remote) if identity.remote else None
-    return replace(identity, key=clean(identity.key), remote=remote, path=clean(identity.path),
-                   name=clean(identity.name))
+    passed through `clean` (secrets redacted, control characters escaped), paths under a home folder
+    written from `~` (see portable_path). Matching compares written forms, so a session from the
+    same odd directory finds its project again."""
+    remote = clean(portable_path(identity.remote)) if identity.remote else None
+    return replace(identity, key=clean(portable_path(identity.key)), remote=remote,
+                   path=clean(portable_path(identity.path)), name=clean(identity.name))
+
+
+_HOME = re.compile(r"^(?:/Users|/home)/[^/]+(?=/|$)|^[A-Za-z]:[\\/]Users[\\/][^\\/]+(?=[\\/]|$)")
+
+
+def portable_path(path: str) -> str:
+    """A path under a person's home folder written from `~` (`/Users/ana/dev/x` -> `~/dev/x`).
+
+    The account name is personal and says nothing about the project; without it the same project
+    reads the same on two machines whose accounts are named differently.
+    """
+    return _HOME.sub("~", path, count=1)
 
 
 def last_part(key: str) -> str:
@@ -177,16 +190,17 @@ def resolve(identity: Identity, projects: Sequence[Project], cwd: str | None = N
     """
     ordered = sorted(projects, key=lambda p: p.branch)
     if identity.remote:
+        remote = portable_path(identity.remote)
         for project in ordered:
-            if identity.remote in _remotes(project):
+            if remote in _remotes(project):
                 return project
-    path = os.path.normpath(identity.path)
+    path = portable_path(os.path.normpath(identity.path))
     for project in ordered:
         if path in _paths(project):
             return project
     if identity.in_repo:
         return None
-    targets = [path] if cwd is None else [path, os.path.normpath(cwd)]
+    targets = [path] if cwd is None else [path, portable_path(os.path.normpath(cwd))]
     best: Project | None = None
     best_len = -1
     for project in ordered:
@@ -198,11 +212,12 @@ def resolve(identity: Identity, projects: Sequence[Project], cwd: str | None = N
 
 def _remotes(project: Project) -> set[str]:
     """Normalise the remotes a person may have pasted verbatim; skip blank ones."""
-    return {normalise_remote(r) for r in project.remotes if r.strip()}
+    return {portable_path(normalise_remote(r)) for r in project.remotes if r.strip()}
 
 
 def _paths(project: Project) -> set[str]:
-    return {os.path.normpath(p) for p in project.paths if p.strip()}
+    """Known paths as matching compares them (from `~`: PROJECT.md files written before may hold full ones)."""
+    return {portable_path(os.path.normpath(p)) for p in project.paths if p.strip()}
 
 
 def _is_within(path: str, root: str) -> bool:

@@ -176,7 +176,7 @@ class _Run:
     def identify(self, cwd: str) -> tuple[scopes.Identity, str]:
         """The identity of a cwd, and the cwd, as they are written (see scopes.written)."""
         clean = self.clean
-        return scopes.written(workspace.identify(cwd), clean), clean(cwd)
+        return scopes.written(workspace.identify(cwd), clean), clean(scopes.portable_path(cwd))
 
     def clean(self, text: str) -> str:
         """A cwd, a path or a branch name as it may be written."""
@@ -234,7 +234,7 @@ class _Run:
                 return prep
             prep.branch, prep.project, prep.scope = self.project_for(t.cwd)
             t = redact_transcript(t, self.cfg.extra_redact_patterns)
-            prep.transcript = replace(t, cwd=t.cwd and self.clean(t.cwd), git_branch=t.git_branch and self.clean(t.git_branch))
+            prep.transcript = replace(t, cwd=t.cwd and self.clean(scopes.portable_path(t.cwd)), git_branch=t.git_branch and self.clean(t.git_branch))
         except TranscriptGone as e:  # deleted since it was listed: nothing to read, nothing to retry
             prep.done = SessionResult(key, "gone", start=work.start, end=work.start, reason=e.message)
         except Exception as e:  # recorded as a `fail` by finish() (an unreadable file: retried by --retry-failed)

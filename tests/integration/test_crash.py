@@ -27,7 +27,7 @@ def write_sessions(projects: Path, n: int = 12) -> None:
 
 
 def memgit_env(home: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "XDG_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "CODEX_", "GEMINI_", "XDG_"))}
     env.update(HOME=str(home), XDG_DATA_HOME=str(home / "data"), XDG_CONFIG_HOME=str(home / "config"),
                GIT_CONFIG_NOSYSTEM="1", PYTHONPATH=str(ROOT))
     return env

@@ -31,7 +31,7 @@ print(json.dumps(seen))
 
 
 def test_the_cli_help_and_a_heuristic_sync_never_import_litellm(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "XDG_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MEMGIT_", "CLAUDE_", "CODEX_", "GEMINI_", "XDG_"))}
     env.update(HOME=str(tmp_path), PYTHONPATH=str(ROOT), GIT_CONFIG_NOSYSTEM="1")
     out = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
