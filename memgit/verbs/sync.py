@@ -234,7 +234,7 @@ class _Run:
                 return prep
             prep.branch, prep.project, prep.scope = self.project_for(t.cwd)
             t = redact_transcript(t, self.cfg.extra_redact_patterns)
-            prep.transcript = replace(t, cwd=t.cwd and self.clean(scopes.portable_path(t.cwd)), git_branch=t.git_branch and self.clean(t.git_branch))
+            prep.transcript = replace(t, cwd=t.cwd and self.clean(t.cwd), git_branch=t.git_branch and self.clean(t.git_branch))
         except TranscriptGone as e:  # deleted since it was listed: nothing to read, nothing to retry
             prep.done = SessionResult(key, "gone", start=work.start, end=work.start, reason=e.message)
         except Exception as e:  # recorded as a `fail` by finish() (an unreadable file: retried by --retry-failed)
@@ -370,6 +370,8 @@ class _Run:
 
     def commit_note(self, work: Work, t: Transcript, branch: str, scope: str, extraction: Extraction) -> SessionResult:
         note = redact_note(extraction.note, self.cfg.extra_redact_patterns)
+        if note.cwd:  # the extractor saw the full path (to tell the project's files); the note keeps it from ~
+            note = replace(note, cwd=scopes.portable_path(note.cwd))
         previous = self.ledger.note_of(note.session) if work.why != "redo" else None
         path = notes.note_path(note, _utc_date(work.file.mtime))
         if previous and previous.branch == branch:
