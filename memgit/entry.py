@@ -12,10 +12,10 @@ import sys
 
 def main() -> None:
     args = sys.argv[1:]
-    if len(args) == 2 and args[0] == "hook":
+    if len(args) >= 2 and args[0] == "hook" and not {"-h", "--help"} & set(args):
         from memgit.hook import entry as hook
 
-        if args[1] in hook.EVENTS:
+        if args[1] in hook.EVENTS:  # `memgit hook <event> [--agent NAME]`: the hook checks the rest
             sys.exit(hook.main(args[1:]))
     from memgit.cli.commands import main as cli_main
 

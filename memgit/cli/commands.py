@@ -320,12 +320,12 @@ def demo(keep, as_json) -> None:
     _emit(as_json, {"ok": True, **data}, data["text"])
 
 
-# ---- Claude Code integration: hooks, context, install (memgit.hook.entry, memgit.hook.context, memgit.verbs.install)
+# ---- the agents: hooks, context, install (memgit.hook.entry, memgit.hook.context, memgit.verbs.install)
 
 
 @cli.group()
 def hook() -> None:
-    """Claude Code hook entry points: Claude Code runs them, `memgit install` registers them.
+    """Agent hook entry points: Claude Code, Codex and Gemini CLI run them, `memgit install` registers them.
 
     Each reads the hook's JSON on stdin and exits 0 whatever happens; failures go to
     .git/memgit/hook.log. `memgit context` shows what session-start would print.
@@ -336,37 +336,44 @@ def hook() -> None:
     """
 
 
+_agent_arg = click.option("--agent", type=click.Choice(["claude-code", "codex", "gemini"]), default="claude-code",
+                          show_default=True, help="The agent running the hook (its stdin and answer shape).")
+
+
 @hook.command("session-start")
-def hook_session_start() -> None:
+@_agent_arg
+def hook_session_start(agent) -> None:
     """Print this cwd's memory as SessionStart JSON; sync waiting sessions in the background.
 
-    Example: memgit hook session-start < tests/data/hooks/session-start-startup.json
+    Example: memgit hook session-start --agent codex < tests/data/hooks/session-start-startup.json
     """
     from memgit.hook import entry as hook_mod
 
-    hook_mod.main(["session-start"])
+    hook_mod.main(["session-start", "--agent", agent])
 
 
 @hook.command("session-end")
-def hook_session_end() -> None:
+@_agent_arg
+def hook_session_end(agent) -> None:
     """Start a detached `memgit sync --session ID` for the session that ended; return at once.
 
     Example: memgit hook session-end < tests/data/hooks/session-end.json
     """
     from memgit.hook import entry as hook_mod
 
-    hook_mod.main(["session-end"])
+    hook_mod.main(["session-end", "--agent", agent])
 
 
 @hook.command("pre-compact")
-def hook_pre_compact() -> None:
+@_agent_arg
+def hook_pre_compact(agent) -> None:
     """Start a detached `memgit sync --session ID` before compaction; never block it.
 
     Example: memgit hook pre-compact < tests/data/hooks/pre-compact.json
     """
     from memgit.hook import entry as hook_mod
 
-    hook_mod.main(["pre-compact"])
+    hook_mod.main(["pre-compact", "--agent", agent])
 
 
 @cli.command("context")
@@ -400,73 +407,84 @@ def _context_footer(data: dict) -> str:
 
 _settings_option = click.option("--settings", "settings_path", type=click.Path(dir_okay=False), default=None,
                                 help="The Claude Code settings file (default: ~/.claude/settings.json).")
+_agents_option = click.option("--agent", "agents", multiple=True, metavar="AGENT",
+                              help="claude-code, codex or gemini; repeatable (default: every agent found here).")
 
 
 @cli.command()
+@_agents_option
 @_settings_option
 @click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
 @json_option
-def install(settings_path, dry_run, as_json) -> None:
-    """Add memgit's SessionStart, SessionEnd and PreCompact hooks to Claude Code's settings.
+def install(agents, settings_path, dry_run, as_json) -> None:
+    """Wire memgit into the agents: session-start memory, background sync, skills in their skills folder.
 
-    Example: memgit install --dry-run
+    Example: memgit install --agent claude-code --agent codex --dry-run
     """
     from pathlib import Path
 
     from memgit.verbs import install as install_mod
 
-    path = Path(settings_path) if settings_path else install_mod.default_settings(_config(None).claude_root)
-    result = install_mod.install(path, dry_run=dry_run)
-    _emit(as_json, {"ok": True, **result.as_dict()}, _settings_text(result))
+    report = install_mod.install_agents(_config(None), agents, settings=Path(settings_path) if settings_path else None,
+                                        dry_run=dry_run)
+    _emit(as_json, {"ok": True, **report.as_dict()}, _install_text(report))
 
 
 @cli.command()
+@_agents_option
 @_settings_option
 @click.option("--purge", is_flag=True, help="Also delete the memory repository (asks first).")
 @click.option("--yes", "-y", is_flag=True, help="With --purge: delete without asking.")
 @click.option("--dry-run", is_flag=True, help="Say what would change; write and delete nothing.")
 @repo_option
 @json_option
-def uninstall(settings_path, purge, yes, dry_run, repo_path, as_json) -> None:
-    """Remove memgit's hooks (and only them) from Claude Code's settings; --purge deletes the memory too.
+def uninstall(agents, settings_path, purge, yes, dry_run, repo_path, as_json) -> None:
+    """Take memgit out of the agents (their files back as they were); --purge deletes the memory too.
 
-    Example: memgit uninstall --purge
+    Example: memgit uninstall --agent gemini
     """
     from pathlib import Path
 
     from memgit.verbs import install as install_mod
 
     cfg = _config(repo_path)
-    path = Path(settings_path) if settings_path else install_mod.default_settings(cfg.claude_root)
-    result = install_mod.uninstall(path, dry_run=dry_run)
+    report = install_mod.uninstall_agents(cfg, agents, settings=Path(settings_path) if settings_path else None,
+                                          dry_run=dry_run)
     what = install_mod.describe_repo(cfg.repo_path) if purge else None
     purged = bool(what) and not dry_run and (yes or click.confirm(f"Delete the memory repository {what}? "
                                                                  "This cannot be undone", err=True))
     if purged:
         install_mod.purge(cfg.repo_path)
-    text = _settings_text(result)
+    text = _install_text(report)
     if purge:
         text += (f"\nDeleted the memory repository {what}." if purged else f"\nKept the memory repository {what}."
                  if what else f"\nNo memory repository at {cfg.repo_path}; nothing to delete.")
-    _emit(as_json, {"ok": True, **result.as_dict(), "purged": str(cfg.repo_path) if purged else None}, text)
+    _emit(as_json, {"ok": True, **report.as_dict(), "purged": str(cfg.repo_path) if purged else None}, text)
 
 
-def _settings_text(result) -> str:
-    if not result.changed:
-        lines = [f"memgit's hooks are already in {result.settings}; nothing changed." if result.action == "install"
-                 else f"No memgit hooks in {result.settings}; nothing changed."]
-    else:
-        lines = [f"{'Would change' if result.dry_run else 'Changed'} {result.settings}:",
-                 *(f"  {change}" for change in result.changes)]
-        if result.backup:
-            lines.append(f"Backup of the previous file: {result.backup}")
-        if result.dry_run:
-            lines.append("Dry run: nothing was written.")
-        elif result.action == "install":
-            lines.append("New Claude Code sessions start with memgit's memory; each session that ends is synced in "
-                         "the background. `memgit sync` reads the sessions you already have; `memgit context` "
-                         "shows what a session here is told.")
-    return "\n".join(lines + [f"Warning: {w}" for w in result.warnings])
+def _install_text(report) -> str:
+    lines = []
+    for f in report.files:
+        label = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}[f.agent]
+        if not f.changed:
+            lines.append(f"{label}: memgit's hooks are already in {f.settings}; nothing changed." if f.action == "install"
+                         else f"{label}: no memgit hooks in {f.settings}; nothing changed.")
+            continue
+        lines += [f"{label}: {'would change' if f.dry_run else 'changed'} {f.settings}:",
+                  *(f"  {change}" for change in f.changes)]
+        if f.restored == "original":
+            lines.append("  the file is back byte for byte as it was before memgit")
+        if f.backup:
+            lines.append(f"  Backup of the previous file: {f.backup}")
+    for changes in report.skills.values():
+        lines += [f"  skills: {change}" for change in changes]
+    if report.dry_run:
+        lines.append("Dry run: nothing was written.")
+    elif report.action == "install" and report.changed:
+        lines.append("New sessions start with memgit's memory; each session that ends or compacts is synced in the "
+                     "background. `memgit sync` reads the sessions you already have; `memgit context` shows what a "
+                     "session here is told; `memgit uninstall` takes it all out again.")
+    return "\n".join(lines + [f"Warning: {w}" for w in dict.fromkeys(report.warnings)])
 
 
 def main() -> None:

@@ -1,4 +1,8 @@
-"""Claude Code hook entry points (DESIGN §5): answer the event, and never fail the session.
+"""Agent hook entry points (DESIGN §5): answer the event, and never fail the session.
+
+`memgit hook <event> [--agent claude-code|codex|gemini]`: the installed command names the agent
+(Claude Code, the default, needs no argument). All three send the same stdin fields (session_id,
+cwd, transcript_path, hook_event_name) and read the same SessionStart answer (ANSWER below).
 
 - `session-start` prints {"hookSpecificOutput": {"hookEventName": "SessionStart",
   "additionalContext": ...}} for the session's cwd (memgit.hook.context), then starts a detached
@@ -29,6 +33,13 @@ LOG_LIMIT = 256 * 1024  # a log past this size is moved to <name>.1 before the n
 HOOK_LOG = "hook.log"
 SYNC_LOG = "hook-sync.log"  # the output of the background syncs the hooks start
 SYNC_STAMP = "hook-sync.stamp"  # touched when session-start starts a sync
+# The agents that call these hooks, and how each says so in its stdin's error messages.
+AGENTS = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+DEFAULT_AGENT = "claude-code"
+# Every agent reads SessionStart context from the same object: Claude Code (hooks doc, "Injecting
+# context"), Codex (codex-rs/hooks/schema/generated/session-start.command.output.schema.json: no other
+# key in hookSpecificOutput but `env`), Gemini CLI (packages/core/src/hooks/types.ts SessionStartOutput).
+ANSWER = {agent: "hookSpecificOutput" for agent in AGENTS}
 RESTART_AFTER = 600  # seconds: a sync that left a session unread (a torn last line) is not rerun at every start
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # holds memgit/
 
@@ -38,11 +49,11 @@ class HookError(ValueError):
 
 
 def main(argv: list[str]) -> int:
-    """Run the hook named by argv[0] on stdin; return 0 whatever happens."""
+    """Run the hook named by argv[0] (then `--agent NAME`, optionally) on stdin; return 0 whatever happens."""
     event = argv[0] if argv else ""
     env = os.environ
     try:
-        run(event, _read_stdin(), env, now=time.time())
+        run(event, _read_stdin(), env, now=time.time(), agent=agent_of(argv[1:]))
     except BaseException as e:  # noqa: BLE001 - the one boundary where everything is caught, logged, and dropped
         if env.get("MEMGIT_DEBUG"):
             raise
@@ -51,7 +62,27 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def run(event: str, raw: bytes, env, *, now: float) -> None:
+def agent_of(args: list[str]) -> str:
+    """The agent named by `--agent NAME` (or `--agent=NAME`); Claude Code when none is.
+
+    Raises:
+        HookError: an argument memgit does not take, or an agent it does not know.
+    """
+    if not args:
+        return DEFAULT_AGENT
+    if len(args) == 2 and args[0] == "--agent":
+        name = args[1]
+    elif len(args) == 1 and args[0].startswith("--agent="):
+        name = args[0].split("=", 1)[1]
+    else:
+        raise HookError(f"unexpected hook arguments {' '.join(args)!r}; expected --agent NAME")
+    name = {"gemini-cli": "gemini", "claude": "claude-code"}.get(name, name)
+    if name not in AGENTS:
+        raise HookError(f"unknown agent {name!r}; expected one of {', '.join(AGENTS)}")
+    return name
+
+
+def run(event: str, raw: bytes, env, *, now: float, agent: str = DEFAULT_AGENT) -> None:
     """Handle one hook event: print the session-start answer, start the background sync.
 
     Raises:
@@ -60,10 +91,10 @@ def run(event: str, raw: bytes, env, *, now: float) -> None:
     """
     if event not in EVENTS:
         raise HookError(f"unknown hook event {event!r}; expected one of {', '.join(EVENTS)}")
-    payload = parse_payload(raw)
+    payload = parse_payload(raw, agent)
     repo = repo_path(env)
     if event == "session-start":
-        session_start(payload, repo, env, now=now)
+        session_start(payload, repo, env, now=now, agent=agent)
         return
     session = payload.get("session_id")
     if not _valid_session_id(session):
@@ -71,7 +102,7 @@ def run(event: str, raw: bytes, env, *, now: float) -> None:
     spawn_sync(["--session", session], repo, env, reason=event)
 
 
-def session_start(payload: dict, repo: str, env, *, now: float) -> None:
+def session_start(payload: dict, repo: str, env, *, now: float, agent: str = DEFAULT_AGENT) -> None:
     """Print the context of the session's cwd; start a sync when finished sessions wait unread."""
     from memgit.hook import context
 
@@ -82,8 +113,7 @@ def session_start(payload: dict, repo: str, env, *, now: float) -> None:
     if served is None:
         return  # no memory repository yet: nothing to tell
     if served.text:
-        answer = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": served.text}}
-        data = json.dumps(answer).encode("ascii") + b"\n"  # built whole, written once
+        data = json.dumps(answer(agent, served.text)).encode("ascii") + b"\n"  # built whole, written once
         out = sys.stdout.buffer
         out.write(data)
         out.flush()
@@ -97,14 +127,21 @@ def session_start(payload: dict, repo: str, env, *, now: float) -> None:
         _touch(os.path.join(state, SYNC_STAMP))
 
 
-def parse_payload(raw: bytes) -> dict:
+def answer(agent: str, text: str) -> dict:
+    """The SessionStart answer in the shape `agent` reads (see ANSWER)."""
+    if ANSWER.get(agent) == "hookSpecificOutput":
+        return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    raise HookError(f"no SessionStart answer for agent {agent!r}")
+
+
+def parse_payload(raw: bytes, agent: str = DEFAULT_AGENT) -> dict:
     """Return the hook's stdin as a dict.
 
     Raises:
         HookError: it is empty, not JSON, or not a JSON object.
     """
     if not raw.strip():
-        raise HookError("empty hook input (stdin); Claude Code sends a JSON object")
+        raise HookError(f"empty hook input (stdin); {AGENTS.get(agent, agent)} sends a JSON object")
     try:
         payload = json.loads(raw)
     except ValueError as e:
@@ -115,7 +152,7 @@ def parse_payload(raw: bytes) -> dict:
 
 
 def _valid_session_id(value: object) -> bool:
-    """Claude Code session ids are UUIDs; anything else never reaches a command line."""
+    """The agents' session ids are UUIDs; anything else never reaches a command line."""
     return (isinstance(value, str) and 0 < len(value) <= 128 and value.isascii()
             and all(c.isalnum() or c in "-_" for c in value))
 

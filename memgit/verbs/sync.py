@@ -558,7 +558,7 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
     and its consolidation converges on the next sync; with nothing pending it commits nothing.
     """
     from memgit.verbs import consolidate as consolidation
-    from memgit.verbs import briefing
+    from memgit.verbs import briefing, install
 
     moved = {r.branch for r in result.results if r.sha}
     try:
@@ -573,6 +573,7 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
     moved |= {c.branch for c in result.consolidated}
     if moved:
         briefing.refresh(repo, cfg, moved)
+        install.publish_skills(repo, cfg)  # the agents' copies of the skills follow the repository
     if consolidate and not result.consolidation_error:
         try:  # derived: deleting it only costs the next no-op sync a consolidation check
             (cfg.state_dir / SETTLED).write_text(json.dumps(repo.branches()), encoding="utf-8")

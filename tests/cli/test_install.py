@@ -80,8 +80,8 @@ def test_install_adds_memgit_once_keeps_everything_else_and_uninstall_restores(m
 
 def test_install_tells_what_it_changed(memgit_cli, settings):
     out = memgit_cli("install", "--settings", str(settings)).stdout
-    assert f"Changed {settings}:" in out and "SessionStart (startup|resume|clear|compact): added" in out
-    assert "Backup of the previous file: " in out and "memgit context" in out
+    assert f"Claude Code: changed {settings}:" in out and "SessionStart (startup|resume|clear|compact): added" in out
+    assert "Backup of the previous file: " in out and "memgit context" in out and "memgit uninstall" in out
     assert "already in" in memgit_cli("install", "--settings", str(settings)).stdout
 
 
@@ -90,14 +90,15 @@ def test_install_into_no_settings_file_and_back(memgit_cli, tmp_path):
     assert memgit_cli("install", "--settings", str(path)).exit_code == 0
     assert set(json.loads(path.read_text())) == {"hooks"}
     assert not list(path.parent.glob("*.memgit-backup-*"))  # nothing to back up
-    memgit_cli("uninstall", "--settings", str(path))
-    assert json.loads(path.read_text()) == {}
+    out = memgit_cli("uninstall", "--settings", str(path)).stdout
+    assert not path.exists() and "memgit had created it" in out  # a file that did not exist is removed again
 
 
 def test_dry_run_writes_nothing(memgit_cli, settings):
     before = settings.read_bytes()
     data = json.loads(memgit_cli("install", "--settings", str(settings), "--dry-run", "--json").stdout)
-    assert data["dry_run"] and data["changed"] and len(data["changes"]) == 3 and data["backup"] is None
+    [claude] = data["agents"]
+    assert data["dry_run"] and data["changed"] and len(claude["changes"]) == 3 and claude["backup"] is None
     assert settings.read_bytes() == before and not list(settings.parent.glob("*.memgit-backup-*"))
 
 
@@ -141,10 +142,10 @@ def test_a_symlinked_settings_file_stays_a_symlink(memgit_cli, tmp_path):
 
 
 def test_the_default_settings_file_follows_claude_config_dir(memgit_cli, hermetic_env, monkeypatch, tmp_path):
-    assert memgit_cli("install").exit_code == 0
+    assert memgit_cli("install", "--agent", "claude-code").exit_code == 0
     assert (hermetic_env / ".claude" / "settings.json").is_file()
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-alt"))
-    memgit_cli("install")
+    memgit_cli("install", "--agent", "claude-code")
     assert (tmp_path / "claude-alt" / "settings.json").is_file()
 
 
