@@ -114,7 +114,7 @@ SYNC_PARTS = {
     "ledger.load": "memgit.store.ledger_cache:load",
     "consolidation": "memgit.verbs.consolidate:run",
     "notes parsed (notes.parse_note)": "memgit.core.notes:parse_note",
-    "hook context rendering": "memgit.hook.context:refresh",
+    "hook context rendering": "memgit.verbs.briefing:refresh",
     "commits (MemoryRepo._commit)": "memgit.store.repo:MemoryRepo._commit",
 }
 

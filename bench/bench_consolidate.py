@@ -27,11 +27,11 @@ from generate import make_note_repo, write_transcripts
 SYNC_TARGET_S = 1.0
 LEDGER_TARGET_MS = 300.0
 PARTS = {
-    "reading + extraction": "memgit.verbs.sync:_Run.prepare",
+    "reading + extraction": "memgit.verbs.sync_session:SyncRun.prepare",
     "commits (MemoryRepo._commit)": "memgit.store.repo:MemoryRepo._commit",
     "consolidation": "memgit.verbs.consolidate:run",
     "  of which the scopes' Memory": "memgit.verbs.consolidate:scope_memory",
-    "hook context": "memgit.hook.context:refresh",
+    "hook context": "memgit.verbs.briefing:refresh",
     "ledger.load": "memgit.store.ledger_cache:load",
 }
 

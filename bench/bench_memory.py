@@ -33,9 +33,9 @@ t = claude_code.read_transcript(sys.argv[1])
 seconds = time.perf_counter() - t0
 peak = {HWM}
 if sys.argv[2:] == ["pipeline"]:  # what sync does next with it: redact, then extract
-    from memgit.verbs import sync
+    from memgit.core.redact import redact_transcript
     from memgit.extract import heuristic
-    heuristic.extract(sync.redact_transcript(t, ()), project="bench")
+    heuristic.extract(redact_transcript(t, ()), project="bench")
 print(json.dumps({{"base": base, "peak": peak, "pipeline": {HWM}, "seconds": seconds, "turns": len(t.turns),
                   "records": t.records, "calls": sum(len(x.tool_calls) for x in t.turns)}}))
 """

@@ -12,7 +12,7 @@ ledger, discovery, reading, redaction, extraction, rendering, the gate and every
 all the `.jsonl` bytes under projects/ (subagent files are read when folded into their session).
 
 Then the same sessions go through the stages alone, to split the time: reading
-(claude_code.read_transcript), redaction (sync.redact_transcript), extraction (heuristic.extract),
+(claude_code.read_transcript), redaction (redact_transcript), extraction (heuristic.extract),
 and the rest (note rendering, sha256 of the range, the gate, objects and refs: "commits").
 
     python bench/bench_throughput.py [--quick] [--runs 3] [--profile]
@@ -79,7 +79,7 @@ def warm_imports() -> None:
 # Parts of the run timed in place (see Spy): consolidation includes its own commits.
 IN_RUN = {
     "consolidation (its commits included)": "memgit.verbs.consolidate:run",
-    "hook context rendering": "memgit.hook.context:refresh",
+    "hook context rendering": "memgit.verbs.briefing:refresh",
     "every commit (MemoryRepo._commit)": "memgit.store.repo:MemoryRepo._commit",
 }
 
@@ -107,7 +107,7 @@ def timed_sync(home: Path, profiler: cProfile.Profile | None = None) -> tuple[fl
 def stages(projects: Path) -> dict[str, float]:
     """Seconds spent reading, redacting and extracting every main transcript, each stage alone."""
     from memgit.core import notes
-    from memgit.verbs import sync
+    from memgit.core.redact import redact_note, redact_transcript
     from memgit.extract import heuristic
     from memgit.sources.claude_code import reader as claude_code
 
@@ -117,12 +117,12 @@ def stages(projects: Path) -> dict[str, float]:
         t0 = time.perf_counter()
         t = claude_code.read_transcript(f.path, session_id=f.session_id)
         t1 = time.perf_counter()
-        t = sync.redact_transcript(t, ())
+        t = redact_transcript(t, ())
         t2 = time.perf_counter()
         extraction = heuristic.extract(t, project="bench")
         t3 = time.perf_counter()
         if extraction.note is not None:
-            notes.render_note(sync.redact_note(extraction.note, ()))
+            notes.render_note(redact_note(extraction.note, ()))
         t4 = time.perf_counter()
         spent["read"] += t1 - t0
         spent["redact"] += t2 - t1

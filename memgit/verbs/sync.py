@@ -2,418 +2,30 @@
 
 from __future__ import annotations
 
-import errno
 import json
 import logging
-import os
-import threading
 import time
-import traceback
-from collections import deque
-from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
-from fnmatch import fnmatch
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from memgit.core import ledger as ledger_mod
 from memgit.store import ledger_cache
-from memgit.core import notes, redact, scopes
-from memgit.sources import workspace
+from memgit.core import redact
 from memgit.config import Config
-from memgit.core.names import safe_label, safe_name, safe_text
-from memgit.errors import FULL_ERRNOS, LLMError, MemgitError, SecretFound, StorageError, TranscriptGone
-from memgit.core.ledger import Ledger, format_message
-from memgit.core.model import Extraction, Transcript
-from memgit.core.redact import redact_note, redact_transcript
+from memgit.core.names import safe_name, safe_text
+from memgit.errors import LLMError, MemgitError, StorageError
+from memgit.core.redact import redact_transcript
+from memgit.verbs.sync_result import SessionResult, SyncResult
+from memgit.verbs.sync_session import SyncRun, ledger_id
 from memgit.verbs.selection import SyncOptions, Work, select
 from memgit.sources import registry
 from memgit.store.lengths import Lengths
-from memgit.sources.files import SessionFile, sha256_range
 
 log = logging.getLogger("memgit.verbs.sync")
-MAIN = "main"
 SETTLED = "settled.json"  # branch heads after the last complete consolidation (derived)
-UNREACHABLE_LIMIT = 3  # sessions in a row the model could not be reached for before the run stops calling it
-
-
-@dataclass(slots=True)
-class SessionResult:
-    session: str
-    kind: str  # extract | skip | fail | none (nothing new) | planned (dry run) | pending (not attempted)
-    #            | gone (deleted since it was listed: nothing to read, nothing recorded)
-    project: str = ""
-    branch: str = ""
-    start: int = 0
-    end: int = 0
-    reason: str = ""
-    note: str = ""
-    sha: str = ""
-    title: str = ""
-    tokens: int = 0  # sent and received by an LLM extractor (a dry run: the estimate of what would be sent)
-    cost: float | None = None  # USD, when the model's price is known
-
-
-@dataclass(slots=True)
-class SyncResult:
-    repo: str
-    results: list[SessionResult] = field(default_factory=list)
-    commits: int = 0
-    dry_run: bool = False
-    extractor: str = ""
-    consolidated: list = field(default_factory=list)  # memgit.verbs.consolidate.ConsolidateResult
-    consolidation_error: str = ""
-    warnings: list[str] = field(default_factory=list)  # e.g. a file in the worktree left out: it holds a secret
-    unreadable: dict[str, str] = field(default_factory=dict)  # project folders that could not be listed, and why
-
-    def count(self, kind: str) -> int:
-        return sum(1 for r in self.results if r.kind == kind)
-
-    @property
-    def read(self) -> int:
-        return sum(1 for r in self.results if r.kind in ("extract", "skip", "fail", "none"))
-
-    def summary(self) -> dict:
-        return {
-            "repo": self.repo, "dry_run": self.dry_run, "read": self.read,
-            "extracted": self.count("extract"), "skipped": self.count("skip"),
-            "failed": self.count("fail"), "pending": self.count("pending"), "gone": self.count("gone"),
-            "commits": self.commits,
-            "unreadable_folders": [{"agent": k.partition(":")[0], "project_dir": k.partition(":")[2], "reason": v}
-                                   for k, v in sorted(self.unreadable.items())],
-            "extractor": self.extractor, "tokens": sum(r.tokens for r in self.results), "cost": self.cost,
-            "consolidated": [c.branch for c in self.consolidated],
-            **({"consolidation_error": self.consolidation_error} if self.consolidation_error else {}),
-            **({"warnings": self.warnings} if self.warnings else {}),
-        }
-
-    @property
-    def cost(self) -> float | None:
-        """Total USD of the LLM calls (estimated in a dry run); None when no price is known."""
-        known = [r.cost for r in self.results if r.cost is not None]
-        return round(sum(known), 6) if known else None
 
 
 # ---- the run: the imperative shell --------------------------------------------------------
-
-
-def _sid(file: SessionFile) -> str:
-    """The session's id as the ledger and its note name it (a safe stand-in for an odd file name)."""
-    return file.key.split("/", 1)[1]
-
-
-def _short(file: SessionFile) -> str:
-    return _sid(file)[:8]
-
-
-def _utc_date(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d")
-
-
-@dataclass(slots=True)
-class _Prepared:
-    """A session read, redacted and placed in its scope (main thread), ready for its extractor."""
-
-    work: Work
-    key: str
-    end: int
-    branch: str = MAIN
-    scope: str = MAIN
-    project: str = ""
-    transcript: Transcript | None = None
-    done: SessionResult | None = None  # decided without extraction: nothing new, or left pending
-    error: BaseException | None = None  # reading or placing failed: a `fail`
-
-    @property
-    def ready(self) -> bool:
-        return self.transcript is not None and self.done is None and self.error is None
-
-
-def _usage_trailers(extractor: str, prompt: str, tokens: int, cost: float | None) -> list:
-    """Memgit-Extractor, -Prompt, -Tokens and -Cost (only when known) of an extraction."""
-    return [("Memgit-Extractor", extractor), ("Memgit-Prompt", prompt or None), ("Memgit-Tokens", tokens),
-            ("Memgit-Cost", f"{cost:.6f}" if cost is not None else None)]
-
-
-class _Run:
-    """State of one sync run: the open repo, the ledger, the known projects and the extractor."""
-
-    def __init__(self, repo, cfg: Config, ledger: Ledger, extract, extractor_name: str):
-        self.repo, self.cfg, self.ledger = repo, cfg, ledger
-        self.extract, self.extractor_name = extract, extractor_name
-        self.commits = 0
-        self.projects = []
-        self.stop = ""  # why the model is not called again in this run (a missing or refused key, an outage)
-        self.stop_recorded = False  # the session that met it has its `fail` commit
-        self.unreachable = 0  # sessions in a row the model could not be reached for
-        self.halt = threading.Event()  # set by a worker on an auth failure: the others stop calling
-        for branch in repo.branches():
-            text = repo.read(branch, "PROJECT.md") if branch.startswith("projects/") else None
-            if text is None:
-                continue
-            try:
-                self.projects.append(scopes.parse_project_md(text.decode("utf-8", "replace"), branch))
-            except ValueError as e:  # a person's edit broke it: guessing could file sessions under the wrong project
-                raise MemgitError(f"PROJECT.md on {branch} is not valid ({e}); fix it on that branch "
-                                  f"(git switch {branch}) and run sync again") from e
-
-    def project_for(self, cwd: str | None) -> tuple[str, str, str]:
-        """Return (branch, project name, scope label) for a session's cwd; main when unknown."""
-        if not cwd:
-            return MAIN, "", MAIN
-        identity, cwd = self.identify(cwd)
-        project = scopes.resolve(identity, self.projects, cwd=cwd)
-        if project is None:
-            project = scopes.new_project(identity, self.projects)
-            message = format_message("init", project.branch.removeprefix("projects/"), f"project {project.name}",
-                                     body=f"Identity: {identity.key}")
-            self.repo.commit(project.branch, {"PROJECT.md": scopes.render_project_md(project).encode()},
-                             message, create_from=self.repo.root())
-            self.commits += 1
-            self.projects.append(project)
-        return project.branch, project.name, project.branch.removeprefix("projects/")
-
-    def identify(self, cwd: str) -> tuple[scopes.Identity, str]:
-        """The identity of a cwd, and the cwd, as they are written (see scopes.written)."""
-        clean = self.clean
-        return scopes.written(workspace.identify(cwd), clean), clean(scopes.portable_path(cwd))
-
-    def clean(self, text: str) -> str:
-        """A cwd, a path or a branch name as it may be written."""
-        return safe_label(text, self.cfg.extra_redact_patterns)
-
-    def redact(self, text: str) -> str:
-        return redact.redact(text, self.cfg.extra_redact_patterns)
-
-    def in_project(self, file: SessionFile, name: str) -> bool:
-        """True when a session belongs to project `name` (its slug, its name, or its folder under projects/)."""
-        if fnmatch(file.project_dir, name) or name in file.project_dir:
-            return True
-        cwd = registry.peek_cwd(file)
-        if not cwd:
-            return False
-        identity, cwd = self.identify(cwd)
-        project = scopes.resolve(identity, self.projects, cwd=cwd)
-        return project is not None and name in (project.name, project.branch, project.branch.removeprefix("projects/"))
-
-    def trailers(self, work: Work, t_end: int, outcome: str, extra: list) -> list:
-        file = work.file
-        return [
-            ("Memgit-Session", file.key),
-            ("Memgit-Source", file.source),
-            ("Memgit-Range", f"{work.start}-{t_end}"),
-            ("Memgit-Source-Sha256", sha256_range(file.path, work.start, t_end)),
-            *extra,
-            ("Memgit-Outcome", outcome),
-        ]
-
-    def record(self, work: Work, kind: str, branch: str, scope: str, end: int, reason: str,
-               extra: list = ()) -> SessionResult:
-        """Commit an empty skip or fail commit that records the range as read."""
-        outcome = {"skip": "skipped", "fail": "failed"}[kind]
-        message = format_message(
-            kind, scope, f"{_short(work.file)} {reason}",
-            trailers=[*self.trailers(work, end, outcome, list(extra)), ("Memgit-Reason", reason)],
-        )
-        sha = self.repo.commit_with_retry(branch, lambda head: ({}, message), allow_empty=True)
-        self.commits += 1
-        return SessionResult(work.file.key, kind, scope, branch,
-                             work.start, end, reason, sha=sha)
-
-    # -- one session in three steps: prepare (main thread), extract (any thread), finish (main thread)
-
-    def prepare(self, work: Work) -> _Prepared:
-        """Read, redact and place a session; repo writes (a new project's PROJECT.md) happen here."""
-        key = work.file.key
-        prep = _Prepared(work, key, end=max(work.file.size, work.start))
-        try:
-            t = registry.read(work.file, start=work.start, session_id=_sid(work.file), clean=self.redact)
-            prep.end = t.end
-            if t.end <= work.start and self.ledger.processed_end(key) >= 0 and work.why != "redo":
-                prep.done = SessionResult(key, "none", start=work.start, end=t.end, reason="nothing new")
-                return prep
-            prep.branch, prep.project, prep.scope = self.project_for(t.cwd)
-            t = redact_transcript(t, self.cfg.extra_redact_patterns)
-            prep.transcript = replace(t, cwd=t.cwd and self.clean(t.cwd), git_branch=t.git_branch and self.clean(t.git_branch))
-        except TranscriptGone as e:  # deleted since it was listed: nothing to read, nothing to retry
-            prep.done = SessionResult(key, "gone", start=work.start, end=work.start, reason=e.message)
-        except Exception as e:  # recorded as a `fail` by finish() (an unreadable file: retried by --retry-failed)
-            prep.error = e
-        return prep
-
-    def run_extractor(self, prep: _Prepared) -> Extraction | BaseException:
-        """Call the extractor; its exception is returned, for finish() to record in order."""
-        if self.halt.is_set():
-            return _Held()
-        try:
-            return self.extract(prep.transcript, project=prep.project or prep.scope)
-        except Exception as e:
-            if getattr(e, "auth", False):
-                self.halt.set()
-            return e
-
-    def finish(self, prep: _Prepared, outcome: Extraction | BaseException | None) -> SessionResult:
-        """Commit what came of a session: its note, a skip, a fail; or nothing when it is left pending."""
-        if prep.done is not None:
-            return prep.done
-        error = prep.error if prep.error is not None else outcome
-        if isinstance(error, BaseException):
-            return self.failed(prep, error)
-        extraction: Extraction = outcome  # type: ignore[assignment]
-        self.unreachable = 0
-        if extraction.prompt:
-            log.info("session %s: %s by %s, %d tokens, cost %s", prep.key, "note" if extraction.note else "skip",
-                     self.extractor_name, extraction.tokens,
-                     "unknown" if extraction.cost is None else f"${extraction.cost:.6f}")
-        if extraction.note is None:
-            extra = ([("Memgit-Extractor", self.extractor_name)] if not extraction.prompt else
-                     _usage_trailers(self.extractor_name, extraction.prompt, extraction.tokens, extraction.cost))
-            result = self.record(prep.work, "skip", prep.branch, prep.scope, prep.end,
-                                 extraction.reason or "nothing worth keeping", extra)
-        else:
-            result = self.commit_note(prep.work, prep.transcript, prep.branch, prep.scope, extraction)
-        result.tokens, result.cost = extraction.tokens, extraction.cost
-        return result
-
-    def failed(self, prep: _Prepared, error: BaseException) -> SessionResult:
-        """Record a `fail`; an unusable key or a model out of reach stops further calls (see `hold`)."""
-        extra: list = []
-        if isinstance(error, _Held) or (getattr(error, "auth", False) and self.stop_recorded):
-            return self.hold(prep.work)  # the key was refused for an earlier session: one fail says it
-        if isinstance(error, MemgitError):
-            reason = error.message
-            if isinstance(error, LLMError):  # which model, and what the failed calls cost (memgit.llm.ModelError)
-                usage = getattr(error, "usage", None)
-                extra = _usage_trailers(self.extractor_name, getattr(self.extract, "prompt_hash", ""),
-                                        usage.tokens if usage else 0, usage.cost if usage else None)
-            if getattr(error, "auth", False):
-                self.stop, self.stop_recorded = error.message, True
-            elif getattr(error, "unavailable", False):
-                self.unreachable += 1
-                if self.unreachable >= UNREACHABLE_LIMIT and not self.stop:
-                    self.stop = (f"{error.message}; stopped after {self.unreachable} sessions in a row could not "
-                                 "reach the model")
-                    self.stop_recorded = True
-        else:  # one odd transcript must not stop the others; the traceback goes to the log
-            if os.environ.get("MEMGIT_DEBUG") or _unwritable(error):
-                raise error  # a full or read-only repo: recording the failure would fail too
-            log.error("session %s failed:\n%s", prep.key,
-                      "".join(traceback.format_exception(type(error), error, error.__traceback__)))
-            reason = f"internal error: {type(error).__name__}: {error}"
-        reason = self.clean(ledger_mod.one_line(reason, 200))
-        result = self.record(prep.work, "fail", prep.branch, prep.scope, prep.end, reason, extra)
-        usage = getattr(error, "usage", None)
-        if usage is not None:
-            result.tokens, result.cost = usage.tokens, usage.cost
-        return result
-
-    def hold(self, work: Work) -> SessionResult:
-        """Leave a session pending (no commit): the next sync takes it as if this run never had."""
-        return SessionResult(work.file.key, "pending", start=work.start,
-                             end=work.file.size, reason="not attempted: the model cannot be used (see the error)")
-
-    def begin(self, work: Work) -> _Prepared:
-        """Prepare a session, unless the run already knows the model cannot be used."""
-        if self.stop and self.stop_recorded:
-            prep = _Prepared(work, work.file.key, end=work.file.size)
-            prep.done = self.hold(work)
-            return prep
-        prep = self.prepare(work)
-        if self.stop and prep.ready:  # the key was missing before any call: this session records it
-            prep.error = _Stopped(self.stop, auth=True)
-        return prep
-
-    def process(self, work: Work) -> SessionResult:
-        """Read, extract and commit one session; any failure becomes a recorded `fail`."""
-        prep = self.begin(work)
-        return self.finish(prep, self.run_extractor(prep) if prep.ready else None)
-
-    def process_all(self, work: list[Work], on_progress: Callable[[int, int, str], None] | None,
-                    concurrency: int) -> list[SessionResult]:
-        """Process sessions in order, up to `concurrency` extractions at once; commits stay in order, here."""
-        if concurrency <= 1 or len(work) <= 1:
-            results = []
-            for i, item in enumerate(work):
-                if on_progress:
-                    on_progress(i, len(work), _short(item.file))
-                results.append(self.process(item))
-            return results
-        from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-
-        results, queue = [], deque()  # queue: (prepared, future or None), in the sessions' order
-        items = iter(enumerate(work))
-        pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="memgit-extract")
-        try:
-            while True:
-                running = [f for _, f in queue if f is not None and not f.done()]
-                while len(running) < concurrency and len(queue) < 2 * concurrency:
-                    nxt = next(items, None)
-                    if nxt is None:
-                        break
-                    i, item = nxt
-                    if on_progress:
-                        on_progress(i, len(work), _short(item.file))
-                    prep = self.begin(item)
-                    future = pool.submit(self.run_extractor, prep) if prep.ready else None
-                    queue.append((prep, future))
-                    if future is not None:
-                        running.append(future)
-                if not queue:
-                    return results
-                while queue and (queue[0][1] is None or queue[0][1].done()):
-                    prep, future = queue.popleft()
-                    results.append(self.finish(prep, future.result() if future is not None else None))
-                if queue and queue[0][1] is not None and not queue[0][1].done():
-                    wait([f for _, f in queue if f is not None and not f.done()], return_when=FIRST_COMPLETED)
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
-
-    def commit_note(self, work: Work, t: Transcript, branch: str, scope: str, extraction: Extraction) -> SessionResult:
-        note = redact_note(extraction.note, self.cfg.extra_redact_patterns)
-        if note.cwd:  # the extractor saw the full path (to tell the project's files); the note keeps it from ~
-            note = replace(note, cwd=scopes.portable_path(note.cwd))
-        previous = self.ledger.note_of(note.session) if work.why != "redo" else None
-        path = notes.note_path(note, _utc_date(work.file.mtime))
-        if previous and previous.branch == branch:
-            old_text = self.repo.read(branch, previous.note)
-            if old_text is not None:
-                try:
-                    note = notes.merge_notes(notes.parse_note(old_text.decode("utf-8", "replace")), note)
-                    path = previous.note
-                except ValueError:
-                    pass  # a person broke the old note's front matter: write the new range as its own note
-        usage = (_usage_trailers(note.extractor, extraction.prompt, extraction.tokens, extraction.cost)
-                 if extraction.prompt else [("Memgit-Extractor", note.extractor), ("Memgit-Tokens", extraction.tokens)])
-        message = format_message(
-            "extract", scope, note.title, body=note.summary,
-            trailers=self.trailers(work, t.end, note.outcome, usage) + [("Memgit-Note", path)],
-        )
-        content = notes.render_note(note).encode("utf-8")
-        try:
-            sha = self.repo.commit_with_retry(branch, lambda head: ({path: content}, message), allow_empty=True)
-        except SecretFound as e:
-            return self.record(work, "fail", branch, scope, t.end, f"commit refused by the secret gate: {e.message}",
-                               usage)
-        self.commits += 1
-        return SessionResult(note.session, "extract", scope, branch, work.start, t.end, note=path, sha=sha,
-                             title=note.title)
-
-
-def _unwritable(error: BaseException) -> bool:
-    """True for the OSErrors that say the repo's disk cannot be written (the run stops, see cli)."""
-    return isinstance(error, OSError) and error.errno in (FULL_ERRNOS | {errno.EROFS})
-
-
-class _Held(Exception):
-    """A session whose extraction was not attempted: another one met a refused key first."""
-
-
-class _Stopped(LLMError):
-    """The model cannot be used in this run (found before any call)."""
-
-    def __init__(self, message: str, *, auth: bool = False):
-        super().__init__(message)
-        self.auth = auth
 
 
 # ---- choosing the extractor ---------------------------------------------------------------
@@ -443,7 +55,7 @@ def _extractor(cfg: Config):
 def _estimate(extractor, work: Work, cfg: Config) -> tuple[int, float | None]:
     """Tokens an LLM extraction of `work` would send, and its estimated cost; (0, None) when unreadable."""
     try:
-        t = registry.read(work.file, start=work.start, session_id=_sid(work.file),
+        t = registry.read(work.file, start=work.start, session_id=ledger_id(work.file),
                           clean=lambda text: redact.redact(text, cfg.extra_redact_patterns))
     except MemgitError:
         return 0, None
@@ -487,7 +99,7 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
                 return result
             heuristic_run = cfg.extract_model == "heuristic"
             extract, name = _extractor(cfg)
-            state = _Run(repo, cfg, led, extract, name)
+            state = SyncRun(repo, cfg, led, extract, name)
             if opts.project:
                 work = [w for w in work if state.in_project(w.file, opts.project)]
             result = SyncResult(str(cfg.repo_path), dry_run=opts.dry_run, extractor=name, unreadable=_named(listing.unreadable),

@@ -1,0 +1,143 @@
+"""`memgit status`, `scan`, `log`, `show`, `context`: read-only views of the memory."""
+
+from __future__ import annotations
+
+import click
+import os
+import sys
+from dataclasses import asdict
+
+from memgit.cli.app import cli, emit, json_option, load_config, repo_option
+
+
+@cli.command()
+@repo_option
+@json_option
+def status(repo_path, as_json) -> None:
+    """Per project: transcripts on disk, processed, pending, failed, last sync; then why sessions failed.
+
+    Example: memgit status --json
+    """
+    from memgit.verbs import inspect as views
+
+    data = views.status(load_config(repo_path))
+    rows = [f"{'agent':11} {'project folder':44} {'disk':>5} {'done':>5} {'pend':>5} {'wait':>5} {'fail':>5}  last sync"]
+    for p in data["projects"]:
+        rows.append(f"{p['agent']:11} {p['project_dir'][:44]:44} {p['on_disk']:5} {p['processed']:5} {p['pending']:5} "
+                    f"{p['waiting']:5} {p['failed']:5}  {p['last_sync'] or '-'}")
+    rows.append(f"repo: {data['repo']}")
+    rows.append("transcripts: " + ", ".join(f"{agent} {root}" for agent, root in data["sources"].items()))
+    if data["failed_sessions"]:
+        rows.append("failed sessions (once fixed: memgit sync --retry-failed):")
+        rows += [f"  {f['session']}  {f['project_dir']}: {f['reason']}" for f in data["failed_sessions"]]
+    if data["unreadable_folders"]:
+        rows.append("unreadable project folders (not read until fixed):")
+        rows += [f"  {u['agent']} {u['project_dir']}: {u['reason']}" for u in data["unreadable_folders"]]
+    emit(as_json, {"ok": True, **data}, "\n".join(rows))
+
+
+@cli.command()
+@click.option("--no-caches", is_flag=True, help="Leave out the derived files under .git/memgit.")
+@repo_option
+@json_option
+def scan(no_caches, repo_path, as_json) -> None:
+    """Look for secrets in the whole memory repository: every object of its history (reachable or
+    not), branch and ref names, reflogs, its config and the caches under .git/memgit. Prints each
+    finding's kind and place, never the value; exits 6 when there is one.
+
+    \b
+    To remove a secret from the history (it is not in the files any more, but git keeps every
+    version; a remote that was pushed to has it too):
+      1. remove or reword it where it is now (the file, or let memgit rewrite the note);
+      2. rewrite the history, e.g. with git-filter-repo (pip install git-filter-repo):
+           git -C REPO filter-repo --force --replace-text FILE
+         where FILE holds one line `THE-VALUE==>[REDACTED]` per secret (it rewrites files,
+         names and commit messages on every branch);
+      3. drop what the old history left behind:
+           git -C REPO reflog expire --expire=now --all && git -C REPO gc --prune=now
+           rm -rf REPO/.git/memgit/ledger.pickle REPO/.git/memgit/context REPO/.git/memgit/memory
+         (caches memgit rebuilds), then run `memgit scan` again;
+      4. revoke the secret where it was issued, and force-push every remote that had it.
+
+    Example: memgit scan --json
+    """
+    from memgit import config
+    from memgit.errors import SecretFound
+    from memgit.store.repo import MemoryRepo
+    from memgit.store import scan as scan_mod
+
+    cfg = config.load(repo_path=repo_path)
+    with MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
+        found = scan_mod.scan(repo, cfg.extra_redact_patterns, caches=not no_caches)
+    text = "\n".join(f"secret: {f.describe()}" for f in found)
+    text += ("\n" if text else "") + (f"{len(found)} possible secret(s) found; see `memgit scan --help` to remove "
+                                        "them" if found else f"no secret found ({cfg.repo_path})")
+    emit(as_json, {"ok": not found, "repo": str(cfg.repo_path), "findings": [asdict(f) for f in found]}, text)
+    if found:
+        sys.exit(SecretFound.exit_code)
+
+
+@cli.command()
+@click.option("--project", help="Only this project's branch (slug or projects/<slug>).")
+@click.option("-n", "limit", type=click.IntRange(min=1), default=20, show_default=True, help="How many commits.")
+@repo_option
+@json_option
+def log(project, limit, repo_path, as_json) -> None:
+    """memgit's commits, newest first, across all branches.
+
+    Example: memgit log --project pinion -n 5
+    """
+    from memgit.verbs import inspect as views
+
+    rows = views.log(load_config(repo_path), project=project, limit=limit)
+    text = "\n".join(f"{r['sha'][:8]} {r['time']} {r['branch']:24} {r['subject']}" for r in rows)
+    emit(as_json, {"ok": True, "commits": rows}, text or "no commits")
+
+
+@cli.command()
+@click.argument("what")
+@repo_option
+@json_option
+def show(what, repo_path, as_json) -> None:
+    """Print a session's note (by session id prefix) or a file (PATH or BRANCH:PATH).
+
+    Example: memgit show 6f1c2e4a
+    """
+    from memgit.verbs import inspect as views
+
+    data = views.show(load_config(repo_path), what)
+    if data.get("content") is not None:
+        text = data["content"].rstrip("\n")
+    else:
+        text = "\n".join(f"{data['session']}: {e['kind']} {e['range']} {e['outcome']} {e['reason']}".rstrip()
+                         for e in data["entries"])
+    emit(as_json, {"ok": True, **data}, text)
+
+
+@cli.command("context")
+@click.option("--cwd", type=click.Path(file_okay=False), default=None, help="Where the session starts (default: here).")
+@repo_option
+@json_option
+def context_cmd(cwd, repo_path, as_json) -> None:
+    """Print what a Claude Code session started here would be told; its size goes to stderr.
+
+    Example: memgit context --cwd ~/dev/pinion --json
+    """
+    from memgit.hook import context as context_mod
+
+    data = context_mod.preview(load_config(repo_path), os.path.abspath(cwd or os.getcwd()))
+    if as_json:
+        emit(True, {"ok": True, **data}, "")
+        return
+    if data["context"]:
+        click.echo(data["context"])
+    click.echo(_context_footer(data), err=True)
+
+
+def _context_footer(data: dict) -> str:
+    if data["reason"]:
+        return data["reason"]
+    where = (f"project {data['project']} (branch {data['branch']})" if data["branch"]
+             else "no project: global memory only")
+    waiting = f"; {data['pending']} session(s) waiting to be synced" if data["pending"] else ""
+    return f"{data['chars']:,} characters, ~{data['tokens']:,} tokens; {where}{waiting}; repo {data['repo']}"

@@ -1,0 +1,97 @@
+"""`memgit sync` and `memgit consolidate`: run the pipeline, print what it did."""
+
+from __future__ import annotations
+
+import click
+from dataclasses import asdict
+
+from memgit.cli.app import cli, emit, json_option, load_config, repo_option
+
+
+@cli.command()
+@click.option("--project", help="Only sessions of this project (branch slug, name or ~/.claude/projects folder).")
+@click.option("--session", help="Only this session (id or prefix), whatever its age.")
+@click.option("--all", "all_", is_flag=True, help="Ignore the idle time and the age window.")
+@click.option("--dry-run", is_flag=True, help="Say what would be read; commit nothing.")
+@click.option("--max-sessions", type=click.IntRange(min=1), help="Read at most N sessions.")
+@click.option("--redo", metavar="SESSION", help="Read this session again from its start.")
+@click.option("--retry-failed", is_flag=True, help="Read again the sessions whose last attempt failed.")
+@click.option("--wait/--no-wait", default=True, help="Wait for a sync already running (default) or stop.")
+@click.option("--model", metavar="MODEL", help="Extract and consolidate with this litellm model "
+              "(e.g. anthropic/claude-haiku-4-5, ollama_chat/llama3.1) instead of the offline heuristic.")
+@click.option("--api-base", metavar="URL", help="The model's server (a local or OpenAI-compatible one).")
+@repo_option
+@json_option
+def sync(project, session, all_, dry_run, max_sessions, redo, retry_failed, wait, model, api_base, repo_path,
+         as_json) -> None:
+    """Read new transcripts into the memory repository, one commit per session.
+
+    Example: memgit sync --project pinion --dry-run --model anthropic/claude-haiku-4-5
+    """
+    from memgit.verbs import sync as sync_mod
+    from memgit.cli.progress import Progress
+
+    opts = sync_mod.SyncOptions(project, session, all_, dry_run, max_sessions, redo, retry_failed, wait)
+    cfg = sync_mod.with_model(load_config(repo_path), model, api_base)
+    with Progress(enabled=not as_json) as progress:
+        result = sync_mod.run(cfg, opts, on_wait=progress.waiting, on_progress=progress.update)
+    emit(as_json, {"ok": True, **result.summary(), "waited": progress.waited,
+                    "sessions": [asdict(r) for r in result.results]},
+          _sync_text(result))
+
+
+def _usd(cost) -> str:
+    return f", ~${cost:.4f}" if cost is not None else ", cost unknown (model not in litellm's price map)"
+
+
+def _sync_text(result) -> str:
+    lines = []
+    for r in result.results:
+        if r.kind == "planned":
+            lines.append(f"would read {r.session}  {r.project}  bytes {r.start}-{r.end}  ({r.reason})"
+                         + (f"  ~{r.tokens:,} tokens{_usd(r.cost)}" if r.tokens else ""))
+        elif r.kind == "fail":
+            lines.append(f"failed {r.session}: {r.reason}")
+        elif r.kind == "gone":
+            lines.append(f"gone {r.session}: {r.reason}")
+    for folder, reason in sorted(result.unreadable.items()):
+        agent, _, name = folder.partition(":")
+        lines.append(f"unreadable {agent} folder {name}: {reason}")
+    s = result.summary()
+    if result.dry_run:
+        lines.append(f"{len(result.results)} session(s) would be read (dry run; nothing committed)")
+        if s.get("tokens"):
+            lines.append(f"{result.extractor} would be sent ~{s['tokens']:,} tokens{_usd(s['cost'])} "
+                         "(estimate; output tokens guessed)")
+    else:
+        if result.consolidated:
+            lines.append("consolidated " + ", ".join(c.branch for c in result.consolidated))
+        if result.consolidation_error:
+            lines.append(f"consolidation failed (the sessions are recorded; the next sync retries): "
+                         f"{result.consolidation_error}")
+        lines += [f"warning: {w}" for w in result.warnings]
+        lines.append(f"read {s['read']}, extracted {s['extracted']}, skipped {s['skipped']}, "
+                     f"failed {s['failed']}, commits {s['commits']}  ({s['repo']})")
+    return "\n".join(lines)
+
+
+@cli.command()
+@click.option("--project", help="Only this project (branch slug, projects/<slug> or its PROJECT.md name).")
+@click.option("--global", "global_", is_flag=True, help="Main's cross-project memory (alone: only that).")
+@click.option("--force", is_flag=True, help="Consolidate even scopes with nothing new (a changed budget, say).")
+@click.option("--wait/--no-wait", default=True, help="Wait for a sync already running (default) or stop.")
+@repo_option
+@json_option
+def consolidate(project, global_, force, wait, repo_path, as_json) -> None:
+    """Rewrite MEMORY.md, memory_summary.md and skills/ of the scopes with new notes.
+
+    Example: memgit consolidate --project pinion --global
+    """
+    from memgit.verbs import consolidate as consolidation
+
+    results = consolidation.consolidate(load_config(repo_path), project=project, global_=global_, force=force, wait=wait)
+    lines = [f"{r.sha[:8]} consolidate({r.scope}): {r.notes} notes, {r.learnings} learnings, summary "
+             f"{r.summary_tokens} tokens{', skills: ' + ', '.join(r.skills) if r.skills else ''}"
+             + (f" ({r.fallback})" if r.fallback else "") for r in results]
+    emit(as_json, {"ok": True, "commits": [asdict(r) for r in results]},
+          "\n".join(lines) or "nothing to consolidate: every scope is up to date")

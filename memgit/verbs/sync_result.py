@@ -1,0 +1,66 @@
+"""What a sync did, as plain values the CLI renders (text or --json)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memgit.core import vocab
+
+MAIN = vocab.MAIN
+
+
+@dataclass(slots=True)
+class SessionResult:
+    session: str
+    kind: str  # extract | skip | fail | none (nothing new) | planned (dry run) | pending (not attempted)
+    #            | gone (deleted since it was listed: nothing to read, nothing recorded)
+    project: str = ""
+    branch: str = ""
+    start: int = 0
+    end: int = 0
+    reason: str = ""
+    note: str = ""
+    sha: str = ""
+    title: str = ""
+    tokens: int = 0  # sent and received by an LLM extractor (a dry run: the estimate of what would be sent)
+    cost: float | None = None  # USD, when the model's price is known
+
+
+@dataclass(slots=True)
+class SyncResult:
+    repo: str
+    results: list[SessionResult] = field(default_factory=list)
+    commits: int = 0
+    dry_run: bool = False
+    extractor: str = ""
+    consolidated: list = field(default_factory=list)  # memgit.verbs.consolidate.ConsolidateResult
+    consolidation_error: str = ""
+    warnings: list[str] = field(default_factory=list)  # e.g. a file in the worktree left out: it holds a secret
+    unreadable: dict[str, str] = field(default_factory=dict)  # project folders that could not be listed, and why
+
+    def count(self, kind: str) -> int:
+        return sum(1 for r in self.results if r.kind == kind)
+
+    @property
+    def read(self) -> int:
+        return sum(1 for r in self.results if r.kind in ("extract", "skip", "fail", "none"))
+
+    def summary(self) -> dict:
+        return {
+            "repo": self.repo, "dry_run": self.dry_run, "read": self.read,
+            "extracted": self.count("extract"), "skipped": self.count("skip"),
+            "failed": self.count("fail"), "pending": self.count("pending"), "gone": self.count("gone"),
+            "commits": self.commits,
+            "unreadable_folders": [{"agent": k.partition(":")[0], "project_dir": k.partition(":")[2], "reason": v}
+                                   for k, v in sorted(self.unreadable.items())],
+            "extractor": self.extractor, "tokens": sum(r.tokens for r in self.results), "cost": self.cost,
+            "consolidated": [c.branch for c in self.consolidated],
+            **({"consolidation_error": self.consolidation_error} if self.consolidation_error else {}),
+            **({"warnings": self.warnings} if self.warnings else {}),
+        }
+
+    @property
+    def cost(self) -> float | None:
+        """Total USD of the LLM calls (estimated in a dry run); None when no price is known."""
+        known = [r.cost for r in self.results if r.cost is not None]
+        return round(sum(known), 6) if known else None
