@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memgit.store.repo import MemoryRepo
 from memgit.sources.claude_code.synthetic import SessionWriter, session_id
-from memgit.store.worktree import ALWAYS_IGNORED
+from memgit.store.edits import ALWAYS_IGNORED
 from tests.conftest import ROOT, age, fsck, git, ledger_commits
 
 LITTER = [".DS_Store", "sessions/.DS_Store", "README.md.swp", ".MEMORY.md.swo", "notes.md~", ".#MEMORY.md",

@@ -1,0 +1,138 @@
+"""A person's edits: find what they changed in the checked-out branch's worktree, and commit it
+(files holding a secret left out and reported, never committed)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from dulwich.ignore import IgnoreFilter, IgnoreFilterManager
+from dulwich.objects import Blob
+
+from memgit.core.vocab import PREFIX
+from memgit.errors import MemgitError
+from memgit.store.commits import RepoCommits
+from memgit.store.gate import refused
+from memgit.store.index import stat_clean
+from memgit.store.objects import State, flatten
+from memgit.store.worktree import Worktree, file_content, file_mode
+
+# Editor and OS litter: never a person's edit, even on a branch without the template .gitignore
+# (repos made before it shipped, a person who removed a line). Keep in step with templates/repo/.gitignore.
+ALWAYS_IGNORED = (".DS_Store", "._*", "Thumbs.db", "desktop.ini", "*.swp", "*.swo", "*.swn", "*~", ".#*",
+                  "\\#*#", ".idea/", ".vscode/")
+
+
+class RepoEdits(RepoCommits):
+    """Recording a person's worktree edits as a commit of a MemoryRepo."""
+
+    refused_edits: dict[str, str]
+
+    def record_edits(self) -> str | None:
+        """Commit what a person changed in the checked-out branch's worktree; None when clean.
+
+        A file (or file name) holding a secret is left out and listed in `refused_edits`
+        ({path: what was found, e.g. "aws_access_key at line 3"}): the rest is committed, and the
+        file stays in the worktree, reported again by every run until the person removes the value.
+
+        Raises:
+            MemgitError: the worktree is in the middle of a merge.
+        """
+        if self._worktree is None:
+            return None
+        with self._worktree.locked():
+            self._worktree.recover()
+            branch = self.checked_out()
+            head = self._head(branch) if branch else None
+            if head is None:
+                return None
+            tree = self._objects[head].tree
+            changes = worktree_edits(self._worktree, tree)
+            self.refused_edits = refused(changes, self.extra_patterns)
+            for path in self.refused_edits:
+                del changes[os.fsencode(path)]
+            if not changes:
+                return None
+            listing = [
+                ("deleted" if c is None else "changed" if self._objects.lookup(tree, p) else "added")
+                + f": {os.fsdecode(p)}"
+                for p, c in sorted(changes.items())
+            ]
+            scope = branch.removeprefix(PREFIX)  # subjects name scopes: main, <slug>
+            subject = f"edit({scope}): {len(changes)} file(s) changed by hand"
+            message = subject + "\n\n" + "\n".join(listing)
+            return self._commit(branch, dict(changes), message, parent=head, base=head, allow_empty=False)
+
+
+def worktree_edits(worktree: Worktree, head_tree: bytes) -> dict[bytes, tuple[int, bytes] | None]:
+    """Return what the worktree changed against head_tree: {path: (mode, data) | None}."""
+    head: dict[bytes, State] = {}
+    flatten(worktree.objects, head_tree, b"", head)
+    index = worktree.read_index()
+    try:
+        index_time = os.stat(worktree.index_path).st_mtime_ns
+    except FileNotFoundError:
+        index_time = 0
+    cached: dict[bytes, tuple] = {}
+    for name, fields in index.entries():
+        if fields[11] & 0x3000:
+            raise MemgitError(
+                f"{os.fsdecode(worktree.root)} has an unfinished merge ({os.fsdecode(name)} is "
+                "conflicted); finish it with git (commit or `git merge --abort`), then retry"
+            )
+        cached[name] = fields
+    changes: dict[bytes, tuple[int, bytes] | None] = {}
+    for path in head.keys() | cached.keys():
+        if head.get(path, (0,))[0] == 0o160000:
+            continue  # submodules are not memgit's business
+        full = worktree.root + b"/" + path
+        try:
+            st = os.lstat(full)
+        except (FileNotFoundError, NotADirectoryError):
+            st = None
+        mode = file_mode(st) if st else None
+        if mode is None:
+            if path in head:
+                changes[path] = None
+            continue
+        fields, data = cached.get(path), None
+        if fields and stat_clean(fields, st, mode, index_time):
+            state: State = (mode, fields[10].hex().encode())
+        else:
+            data = file_content(full, mode)
+            state = (mode, Blob.from_string(data).id)
+        if head.get(path) != state:
+            changes[path] = (mode, file_content(full, mode) if data is None else data)
+    for path in _untracked(worktree, head.keys() | cached.keys()):
+        full = worktree.root + b"/" + path
+        mode = file_mode(os.lstat(full))
+        if mode is not None:
+            changes[path] = (mode, file_content(full, mode))
+    return changes
+
+
+def _untracked(worktree: Worktree, tracked: set[bytes]) -> Iterator[bytes]:
+    tracked_dirs: set[bytes] = set()
+    for path in tracked:
+        while (cut := path.rfind(b"/")) > 0 and (path := path[:cut]) not in tracked_dirs:
+            tracked_dirs.add(path)
+    ignore = IgnoreFilterManager.from_repo(worktree.repo)
+    litter = IgnoreFilter([p.encode() for p in ALWAYS_IGNORED])
+    stack = [b""]
+    while stack:
+        rel = stack.pop()
+        with os.scandir(worktree.root + b"/" + rel if rel else worktree.root) as it:
+            for entry in it:
+                path = rel + b"/" + entry.name if rel else entry.name
+                if entry.name == b".git":
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    if os.path.lexists(entry.path + b"/.git"):
+                        continue  # a nested repository
+                    name = os.fsdecode(path) + "/"
+                    if path in tracked_dirs or not (ignore.is_ignored(name) or litter.is_ignored(name)):
+                        stack.append(path)
+                elif path not in tracked:
+                    name = os.fsdecode(path)
+                    if not (ignore.is_ignored(name) or litter.is_ignored(name)):
+                        yield path

@@ -1,0 +1,185 @@
+"""The object store: parsed trees and commits kept for reuse, trees compared, new objects staged.
+
+A commit is built in a `Staging` view first, so the gate can refuse it before a single object
+reaches the disk; then its objects are written loose, each durable before any ref names it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from dulwich.objects import Blob, Commit, ShaFile, Tree
+
+State = tuple[int, bytes]  # (mode, hex sha) of a file in a tree, the index or the worktree
+
+
+class StoredObject(NamedTuple):
+    sha: str
+    kind: str  # blob, commit, tree, tag
+    data: bytes  # a blob's content, a commit's message, a tree's entry names (one per line)
+    tree: str = ""  # of a commit
+    parents: tuple[str, ...] = ()  # of a commit
+    time: int = 0  # of a commit
+    entries: tuple[tuple[bytes, int, str], ...] = ()  # of a tree: (name, mode, sha)
+
+
+def every_object(store) -> Iterator[StoredObject]:
+    """Every object in the store, reachable or not (packs and loose), for a full scan."""
+    for sha in store:
+        try:
+            obj = store[sha]
+        except (KeyError, ValueError, OSError):
+            continue  # a torn loose object: `git fsck` reports it, the scan reads the rest
+        if isinstance(obj, Blob):
+            yield StoredObject(sha.decode(), "blob", obj.data)
+        elif isinstance(obj, Commit):
+            yield StoredObject(sha.decode(), "commit", obj.message, obj.tree.decode(),
+                               tuple(p.decode() for p in obj.parents), obj.commit_time)
+        elif isinstance(obj, Tree):
+            yield StoredObject(sha.decode(), "tree", b"\n".join(e.path for e in obj.iteritems()),
+                               entries=tuple((e.path, e.mode, e.sha.decode()) for e in obj.iteritems()))
+        else:
+            yield StoredObject(sha.decode(), obj.type_name.decode(), obj.as_raw_string())
+
+
+class Objects:
+    """The object store, keeping parsed trees and commits (immutable by id) for reuse."""
+
+    def __init__(self, store):
+        self.store = store
+        self._kept: dict[bytes, ShaFile] = {}
+
+    def __getitem__(self, sha: bytes) -> ShaFile:
+        obj = self._kept.get(sha)
+        if obj is None:
+            obj = self.store[sha]
+            if not isinstance(obj, Blob):
+                self.keep(obj)
+        return obj
+
+    def __contains__(self, sha: bytes) -> bool:
+        return sha in self._kept or sha in self.store
+
+    def keep(self, obj: ShaFile) -> None:
+        if len(self._kept) >= 512:  # a commit needs ~10; a 10k-note scan ~200
+            self._kept.clear()
+        self._kept[obj.id] = obj
+
+    def lookup(self, tree: bytes | None, path: bytes) -> tuple[int, bytes] | None:
+        """Return the (mode, sha) at path in tree, or None."""
+        entry = (stat.S_IFDIR, tree) if tree else None
+        for part in path.split(b"/"):
+            if entry is None or not stat.S_ISDIR(entry[0]):
+                return None
+            node = self[entry[1]]
+            entry = node[part] if part in node else None
+        return entry
+
+
+def tree_diff(
+    store, old: bytes | None, new: bytes | None, prefix: bytes = b""
+) -> Iterator[tuple[bytes, State | None, State | None]]:
+    """Yield (path, old (mode, sha) or None, new (mode, sha) or None) per changed file, sorted.
+
+    Descends only into subtrees whose ids differ; ~20x faster than dulwich's tree_changes,
+    which builds an entry object for every name of every tree it visits.
+    """
+    if old == new:
+        return
+    a = {e.path: (e.mode, e.sha) for e in store[old].iteritems()} if old else {}
+    b = {e.path: (e.mode, e.sha) for e in store[new].iteritems()} if new else {}
+    for name in sorted({name for name, _ in a.items() ^ b.items()}):
+        ea, eb = a.get(name), b.get(name)
+        a_dir, b_dir = bool(ea and stat.S_ISDIR(ea[0])), bool(eb and stat.S_ISDIR(eb[0]))
+        if a_dir or b_dir:
+            yield from tree_diff(
+                store, ea[1] if a_dir else None, eb[1] if b_dir else None, prefix + name + b"/"
+            )
+        if (ea and not a_dir) or (eb and not b_dir):
+            yield prefix + name, None if a_dir else ea, None if b_dir else eb
+
+
+def flatten(store, tree: bytes, prefix: bytes, out: dict[bytes, State]) -> None:
+    """Add every file under tree to out as {path: (mode, sha)}."""
+    for name, mode, sha in store[tree].iteritems():
+        if stat.S_ISDIR(mode):
+            flatten(store, sha, prefix + name + b"/", out)
+        else:
+            out[prefix + name] = (mode, sha)
+
+
+class Staging:
+    """A view of the objects where new ones stay in memory until flush().
+
+    Everything a commit needs is built here first, so the gate can refuse it before a single
+    object reaches the disk; then the objects are written loose, children before parents.
+    """
+
+    def __init__(self, objects: Objects):
+        self._objects = objects
+        self._new: dict[bytes, ShaFile] = {}
+
+    def __getitem__(self, sha: bytes) -> ShaFile:
+        obj = self._new.get(sha)
+        if obj is None:
+            obj = self._objects[sha]
+        return obj.copy() if isinstance(obj, Tree) else obj  # commit_tree_changes edits trees
+
+    def __contains__(self, sha: bytes) -> bool:
+        return sha in self._new or sha in self._objects
+
+    def add_object(self, obj: ShaFile) -> None:
+        self._new[obj.id] = obj
+
+    def flush(self) -> None:
+        for obj in self._new.values():
+            write_loose(self._objects.store, obj)
+            if not isinstance(obj, Blob):
+                self._objects.keep(obj)
+
+
+def write_loose(store, obj: ShaFile) -> None:
+    """Write one loose object: into a temporary file beside it, then renamed into place.
+
+    Not dulwich's add_object: when its write fails (a full disk) it leaves its lock file behind,
+    and a half-closed file whose cleanup fails again at garbage collection, printing a traceback.
+    Here a failed write leaves nothing and raises its OSError. The temporary name starts with
+    `tmp_obj_` as git's own do: `git fsck` passes over one a kill -9 left, and `git gc` prunes it.
+    Two processes writing the same object at once both succeed: the bytes are the same.
+    """
+    hexsha = obj.id.decode("ascii")
+    directory = os.path.join(store.path, hexsha[:2])
+    path = os.path.join(directory, hexsha[2:])
+    try:
+        os.utime(path, None)  # there already: freshened, as git does (gc prunes by age)
+        return
+    except FileNotFoundError:
+        pass
+    except PermissionError:
+        return  # there, and owned by another user of a shared repository: the content is the same
+    os.makedirs(directory, exist_ok=True)
+    data = obj.as_legacy_object(compression_level=store.loose_compression_level)
+    fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=directory)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if store.fsync_object_files:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.chmod(tmp, 0o444)  # loose objects are read-only, as git makes them
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        if isinstance(e, OSError) and e.filename is None:
+            e.filename = path  # os.write names no file: say which object could not be written
+        raise
