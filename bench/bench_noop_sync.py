@@ -17,6 +17,7 @@ same noise. (MEMGIT_BENCH_SRC=DIR makes every benchmark measure DIR instead of t
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -50,10 +51,41 @@ def profile(env: dict[str, str], home: Path) -> None:
     print("\n".join("    " + line for line in lines[max(0, start - 3): start + 40]))
 
 
+def copy_agent_sessions(home: Path, codex: int, gemini: int) -> list[Path]:
+    """Copies of the smallest Codex and Gemini CLI fixture sessions, each under a new id, laid out as the
+    agents lay out their files; none when ../shared/fixtures is absent."""
+    import uuid
+
+    fixtures = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures" / "transcripts"
+    rollouts = sorted((fixtures / "codex").rglob("rollout-*.jsonl"), key=lambda p: p.stat().st_size)
+    chats = sorted((fixtures / "gemini").rglob("*.json"), key=lambda p: p.stat().st_size)
+    if not rollouts or not chats:
+        print("../shared/fixtures absent: Claude Code transcripts only")
+        return []
+    out = []
+    for n in range(codex):
+        folder = home / ".codex" / "sessions" / "2026" / "01" / f"{n % 28 + 1:02d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        out.append(folder / f"rollout-2026-01-{n % 28 + 1:02d}T10-00-00-{uuid.UUID(int=n + 1)}.jsonl")
+        shutil.copyfile(rollouts[0], out[-1])
+    for n in range(gemini):
+        folder = home / ".gemini" / "tmp" / f"{n % 10:064x}" / "chats"
+        folder.mkdir(parents=True, exist_ok=True)
+        doc = json.loads(chats[0].read_text(encoding="utf-8"))
+        doc["sessionId"] = str(uuid.UUID(int=(10_000 + n) << 96))
+        out.append(folder / f"session-2026-01-16T11-01-{doc['sessionId'][:8]}.json")
+        out[-1].write_text(json.dumps(doc), encoding="utf-8")
+    for path in out:
+        os.utime(path, (time.time() - 7200, time.time() - 7200))
+    return out
+
+
 def main() -> None:
     parser = arg_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--transcripts", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--codex", type=int, default=100, help="of the transcripts, Codex rollouts (fixture copies)")
+    parser.add_argument("--gemini", type=int, default=100, help="of the transcripts, Gemini CLI sessions (fixture copies)")
     parser.add_argument("--profile", action="store_true", help="profile even when on target")
     parser.add_argument("--compare", metavar="DIR", type=Path, help="also time the sync of the memgit in DIR")
     args = parser.parse_args()
@@ -64,10 +96,11 @@ def main() -> None:
         env = user_env(home)
         projects = home / ".claude" / "projects"
         t0 = time.perf_counter()
-        paths = write_transcripts(projects, args.transcripts, projects=10, size_kb=6, seed=11)
-        total = sum(p.stat().st_size for p in paths)
-        print(f"generated {len(paths)} transcripts ({total / 1e6:.1f} MB, 10 projects) "
-              f"in {time.perf_counter() - t0:.1f} s")
+        others = copy_agent_sessions(home, args.codex, args.gemini)
+        paths = write_transcripts(projects, args.transcripts - len(others), projects=10, size_kb=6, seed=11)
+        total = sum(p.stat().st_size for p in paths + others)
+        print(f"generated {len(paths)} Claude Code transcripts (10 projects) and copied {len(others)} Codex and "
+              f"Gemini CLI sessions ({total / 1e6:.1f} MB) in {time.perf_counter() - t0:.1f} s")
         t0 = time.perf_counter()
         first = subprocess.run([PYTHON, "-m", "memgit.cli", "sync", "--all", "--json"], env=env, cwd=home,
                                capture_output=True, text=True)

@@ -15,7 +15,7 @@ from memgit.extract import heuristic
 from memgit.core.model import USER_KINDS, Extraction, Transcript
 from memgit.sources import codex, gemini
 from memgit.sources.codex.fragments import REQUEST
-from memgit.sources.codex.reader import thread_id
+from memgit.sources.codex.discovery import thread_id
 from tests.conftest import FIXTURES, SHARED
 
 CODEX_FIXTURES, GEMINI_FIXTURES = FIXTURES / "codex", FIXTURES / "gemini"

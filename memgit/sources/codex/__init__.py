@@ -7,10 +7,22 @@ offsets read_transcript uses.
 
 from memgit.core.model import AGENT_CODEX
 from memgit.sources.codex.discovery import default_root, discover
-from memgit.sources.codex.reader import peek_cwd, read_transcript
 from memgit.sources.files import Listing, SessionFile, stream_size
 
 AGENT = AGENT_CODEX
+
+
+def read_transcript(path, *, start: int = 0, session_id: str | None = None, clean=None):
+    """See memgit.sources.codex.reader (imported on first read: a sync with nothing new never needs it)."""
+    from memgit.sources.codex import reader
+
+    return reader.read_transcript(path, start=start, session_id=session_id, clean=clean)
+
+
+def peek_cwd(path):
+    from memgit.sources.codex import reader
+
+    return reader.peek_cwd(path)
 
 
 def scan(root) -> Listing:

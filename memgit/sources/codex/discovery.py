@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from memgit.errors import TranscriptError
 from memgit.core.model import AGENT_CODEX
-from memgit.sources.codex.reader import thread_id
 from memgit.sources.files import ZSTD_SUFFIX, SessionFile
 
 FOLDERS = ("sessions", "archived_sessions")  # archived: flat, moved there by `codex archive`
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
 SUFFIXES = (".jsonl", ".jsonl" + ZSTD_SUFFIX, ".json")  # .json: the TypeScript CLI (Apr–mid 2025)
 
 
@@ -72,3 +73,9 @@ def _walk(root: Path, top: Path) -> list[SessionFile]:
             found.append(SessionFile(session_id, path, relative, st.st_size, st.st_mtime, AGENT_CODEX,
                                      whole=name.endswith(".json")))
     return found
+
+
+def thread_id(name: str) -> str | None:
+    """The thread UUID in a rollout's file name: the last one (fork names may carry two)."""
+    found = _UUID.findall(name)
+    return found[-1].lower() if found else None

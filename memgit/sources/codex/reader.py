@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from memgit.errors import TranscriptError
 from memgit.core.model import AGENT_CODEX, Transcript
+from memgit.sources.codex.discovery import thread_id
 from memgit.sources.codex.rollout import RolloutParser
 from memgit.sources.files import open_stream
 from memgit.sources.lines import RecordRange
 from memgit.sources.trim import Clean, utc
 
 HEADER_LINES = 5  # a rollout's own header is its first line; a bare one may follow a blank
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
-
-
-def thread_id(name: str) -> str | None:
-    """The thread UUID in a rollout's file name: the last one (fork names may carry two)."""
-    found = _UUID.findall(name)
-    return found[-1].lower() if found else None
 
 
 def read_transcript(path: Path, *, start: int = 0, session_id: str | None = None,

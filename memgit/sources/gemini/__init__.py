@@ -7,9 +7,21 @@ default_root, scan, discover, read_transcript, peek_cwd.
 from memgit.core.model import AGENT_GEMINI
 from memgit.sources.files import Listing, SessionFile
 from memgit.sources.gemini.discovery import default_root, discover
-from memgit.sources.gemini.reader import peek_cwd, read_transcript
 
 AGENT = AGENT_GEMINI
+
+
+def read_transcript(path, *, start: int = 0, session_id: str | None = None, clean=None):
+    """See memgit.sources.gemini.reader (imported on first read: a sync with nothing new never needs it)."""
+    from memgit.sources.gemini import reader
+
+    return reader.read_transcript(path, start=start, session_id=session_id, clean=clean)
+
+
+def peek_cwd(path):
+    from memgit.sources.gemini import reader
+
+    return reader.peek_cwd(path)
 
 
 def scan(root) -> Listing:
