@@ -33,6 +33,8 @@ def status(repo_path, as_json) -> None:
     if data["unreadable_folders"]:
         rows.append("unreadable project folders (not read until fixed):")
         rows += [f"  {u['agent']} {u['project_dir']}: {u['reason']}" for u in data["unreadable_folders"]]
+    rows += [f"memory told twice in {d['cwd'] or d['project_dir']}: Claude Code loads its MEMORY.md ({d['auto_memory']}) "
+             f"and memgit's hook its summary; {d['advice']}" for d in data["double_injection"]]
     emit(as_json, {"ok": True, **data}, "\n".join(rows))
 
 

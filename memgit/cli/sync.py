@@ -69,6 +69,7 @@ def _sync_text(result) -> str:
         if result.consolidation_error:
             lines.append(f"consolidation failed (the sessions are recorded; the next sync retries): "
                          f"{result.consolidation_error}")
+        lines += [f"imported Claude Code memory {i['source']} onto {i['branch']}" for i in s["imported"]]
         lines += [f"warning: {w}" for w in result.warnings]
         lines.append(f"read {s['read']}, extracted {s['extracted']}, skipped {s['skipped']}, "
                      f"failed {s['failed']}, commits {s['commits']}  ({s['repo']})")

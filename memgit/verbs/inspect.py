@@ -14,6 +14,7 @@ from memgit.core.ledger import parse_subject, parse_trailers
 from memgit.sources import registry
 from memgit.store.lengths import Lengths
 from memgit.verbs.selection import SyncOptions, eligible, select
+from memgit.verbs.import_memory import double_injection
 
 
 def _iso(ts: float | int | None) -> str | None:
@@ -89,6 +90,7 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
         "failed_sessions": [_failure(key, entry) for key, entry in sorted(failed.items())],
         "unreadable_folders": [{"agent": n.partition(":")[0], "project_dir": safe_name(n.partition(":")[2]),
                                 "reason": safe_text(why)} for n, why in sorted(listing.unreadable.items())],
+        "double_injection": double_injection(cfg),  # memory told twice: Claude Code's MEMORY.md and memgit's hook
     }
 
 

@@ -94,6 +94,7 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             if not work and not opts.dry_run:  # the common case after every session: keep it light
                 result = SyncResult(str(cfg.repo_path), extractor=_extractor_name(cfg), unreadable=_named(listing.unreadable),
                                     commits=upgraded)
+                _import_memory(repo, cfg, led, result)
                 if not _settled(repo, cfg):  # something moved since the last consolidation (a crash, a revert)
                     _after_commits(repo, cfg, result)
                 return result
@@ -128,6 +129,7 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             if on_progress:
                 on_progress(len(work), len(work), "")
             result.commits += state.commits
+            _import_memory(repo, cfg, led, result)
             _after_commits(repo, cfg, result, consolidate=not state.stop)  # a model known unusable: next sync
             if state.stop:
                 left = result.count("pending")
@@ -155,6 +157,23 @@ def _extractor_name(cfg: Config) -> str:
     return HEURISTIC if cfg.extract_model == "heuristic" else cfg.extract_model
 
 
+def _import_memory(repo, cfg: Config, led, result: SyncResult) -> None:
+    """Claude Code's own memory folders onto the branches their projects' sessions go to; a failure
+    is a warning, never the sync's (memgit.verbs.import_memory)."""
+    from memgit.verbs import import_memory
+
+    runs: list[SyncRun] = []
+
+    def resolve(cwd: str | None) -> tuple[str, str, str]:  # read the projects only when a folder needs them
+        if not runs:
+            runs.append(SyncRun(repo, cfg, led, None, ""))
+        return runs[0].project_for(cwd)
+
+    result.imported, warnings = import_memory.for_sync(repo, cfg, resolve)
+    result.commits += sum(1 for r in result.imported if r.sha) + (runs[0].commits if runs else 0)
+    result.warnings += warnings
+
+
 def _settled(repo, cfg: Config) -> bool:
     """True when no branch moved since a run last consolidated everything (.git/memgit/settled.json)."""
     try:
@@ -172,7 +191,7 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
     from memgit.verbs import consolidate as consolidation
     from memgit.verbs import briefing, install
 
-    moved = {r.branch for r in result.results if r.sha}
+    moved = {r.branch for r in [*result.results, *result.imported] if r.sha}  # the hook's cache is keyed by heads
     try:
         result.consolidated = consolidation.run(repo, cfg) if consolidate else []
     except StorageError:  # a full or read-only disk: the run says so and fails (the sessions are recorded)

@@ -37,6 +37,7 @@ class SyncResult:
     consolidation_error: str = ""
     warnings: list[str] = field(default_factory=list)  # e.g. a file in the worktree left out: it holds a secret
     unreadable: dict[str, str] = field(default_factory=dict)  # project folders that could not be listed, and why
+    imported: list = field(default_factory=list)  # memgit.verbs.import_memory.ImportResult, one per memory folder
 
     def count(self, kind: str) -> int:
         return sum(1 for r in self.results if r.kind == kind)
@@ -57,6 +58,7 @@ class SyncResult:
             "consolidated": [c.branch for c in self.consolidated],
             **({"consolidation_error": self.consolidation_error} if self.consolidation_error else {}),
             **({"warnings": self.warnings} if self.warnings else {}),
+            "imported": [{"source": r.source, "branch": r.branch, "sha": r.sha} for r in self.imported if r.sha],
         }
 
     @property
