@@ -24,7 +24,6 @@ from memgit.consolidate.heuristic.graph import Cluster, Occurrence, rank_key
 from memgit.consolidate.heuristic.memory import Memory, View
 
 CONSOLIDATOR = "heuristic/2"
-MAIN = "main"
 
 Notes = Sequence[tuple[str, Note]]
 
@@ -106,7 +105,7 @@ def _global_memory(projects: Mapping[str, tuple[str, int]], shared: Sequence[Clu
         "notes (`memgit show <branch>:<path>`); memgit rewrites this file on every consolidation.",
     ]
     parts = ["\n".join(head), *memory_md.sections(shared, render=briefing.global_bullet)]
-    index = [f"- {briefing.slug(b)} (`{b}`): {briefing.plural(projects[b][1], 'session note')}"
+    index = [f"- {briefing.project_label(b)} (`{b}`): {briefing.plural(projects[b][1], 'session note')}"
              for b in sorted(projects) if projects[b][1]]
     if index:
         parts.append("## Projects\n\n" + "\n".join(index))
