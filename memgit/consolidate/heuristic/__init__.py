@@ -1,7 +1,10 @@
 """The offline consolidator: MEMORY.md, memory_summary.md and skills from a scope's notes.
 
     graph       the rules: when two learnings are the same, when they contradict; clusters
-    memory      a scope's groups and clusters, kept up to date note by note (incremental)
+    memory      a scope's notes and their learnings' groups, kept up to date note by note (incremental)
+    leaders     which group leads each cluster, decided in a fixed priority order
+    view        the clusters worth rendering, and the learnings that may reach `main`
+    cache       each scope's memory in a file under .git/memgit/, for the next sync
     scope       what transfers to `main`: general preferences, and what two projects share
     memory_md   MEMORY.md: everything with its provenance, superseded learnings listed apart
     briefing    memory_summary.md: the briefing within the token budget
@@ -21,7 +24,8 @@ from memgit.core.model import Consolidation, Note
 from memgit.core.scopes import Project
 from memgit.consolidate.heuristic import briefing, memory_md, scope, skills as skills_mod
 from memgit.consolidate.heuristic.graph import Cluster, Occurrence, rank_key
-from memgit.consolidate.heuristic.memory import Memory, View
+from memgit.consolidate.heuristic.memory import Memory
+from memgit.consolidate.heuristic.view import View
 
 CONSOLIDATOR = "heuristic/2"
 
