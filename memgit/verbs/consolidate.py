@@ -205,6 +205,9 @@ def consolidate(cfg: Config, *, project: str | None = None, global_: bool = Fals
                 wait: bool = True) -> list[ConsolidateResult]:
     """Consolidate pending scopes: every project then main; or `project` (and main if `global_`); or only main.
 
+    The session-start hook's context of every branch that moved is rendered again, as a sync does,
+    so the next session is told the new summary without waiting for a sync.
+
     Raises:
         NotARepo: there is no memory repository yet.
         MemgitError: no project matches `project`.
@@ -212,6 +215,7 @@ def consolidate(cfg: Config, *, project: str | None = None, global_: bool = Fals
     """
     from memgit.store.lock import sync_lock
     from memgit.store.repo import MemoryRepo
+    from memgit.verbs import briefing
 
     with sync_lock(cfg.state_dir, wait=wait), \
             MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
@@ -221,7 +225,13 @@ def consolidate(cfg: Config, *, project: str | None = None, global_: bool = Fals
         elif global_:
             branches = []
         include_global = global_ or project is None
-        return run(repo, cfg, branches=branches, include_global=include_global, force=force)
+        before = repo.branches()
+        results = run(repo, cfg, branches=branches, include_global=include_global, force=force)
+        # Every branch it moved: the consolidations', and one a person's recorded edit moved.
+        moved = {b for b, head in repo.branches().items() if before.get(b) != head}
+        if moved:
+            briefing.refresh(repo, cfg, moved)
+        return results
 
 
 def find_project(repo, name: str) -> str:
