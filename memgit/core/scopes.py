@@ -22,11 +22,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from memgit.core.vocab import PREFIX, slugify
+from memgit.core.vocab import DEFAULT_SLUG, MAX_SLUG, PREFIX, slugify
 
 BRANCH_PREFIX = PREFIX
-DEFAULT_SLUG = "project"
-MAX_SLUG = 40
 WORKTREES_SUFFIX = "-worktrees"
 
 # Forges whose owner/repository path is case-insensitive: one project whatever the clone's case.

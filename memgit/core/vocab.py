@@ -12,6 +12,8 @@ from collections import namedtuple
 MAIN = "main"  # the global scope's branch
 PREFIX = "projects/"  # a project's branch: projects/<slug>
 SUMMARY_FILE = "memory_summary.md"
+DEFAULT_SLUG = "project"  # a project's slug when its name has no letter or digit left
+MAX_SLUG = 40  # characters of a project's slug
 MARKER = "<memgit-context"  # the Claude Code reader drops any user text holding it (claude_records.py)
 
 LearningType = namedtuple("LearningType", (
@@ -49,16 +51,17 @@ TYPE_RANK = {t.name: t.rank for t in TYPES.values()}
 TYPE_PATTERN = "|".join(LEARNING_TYPES)  # a regular expression of the names (plain words) for `- [type] …`
 
 
-def slugify(text: str, *, max_chars: int, max_words: int | None = None, whole_words: bool = False,
-            fold: bool = True, default: str) -> str:
+def slugify(text: str, max_chars: int = MAX_SLUG, *, max_words: int | None = None, whole_words: bool = False,
+            fold: bool = True, default: str = DEFAULT_SLUG) -> str:
     """Return `text` as lowercase ASCII words joined by single dashes, or `default` when none is left.
 
     Words are runs of a-z and 0-9 (after lowercasing, and with `fold` after dropping accents:
     "Café" -> "cafe", without it "caf"). At most `max_words` of them, within `max_chars`:
     `whole_words` stops before the word that would not fit, otherwise the last word is cut.
 
-    The callers' settings are fixed by what they name, since the names are stored: a project's
-    branch (memgit.core.scopes), a note's file (memgit.core.notes, the heuristic extractor).
+    The defaults make a branch-safe name (a project's branch, memgit.core.scopes.project_slug; an
+    installed skill's). The other callers' settings are fixed by what they name, since the names
+    are stored: a note's file (memgit.core.notes.note_slug, the heuristic extractor's title_slug).
     """
     import re
     import unicodedata

@@ -13,7 +13,7 @@ from memgit.consolidate.heuristic import briefing, graph, memory_md, scope
 from memgit.core.model import Learning, Note
 from memgit.core.notes import note_slug, parse_note, render_note
 from memgit.core.scopes import project_slug
-from memgit.core.vocab import LEARNING_TYPES, TYPE_RANK, TYPES
+from memgit.core.vocab import LEARNING_TYPES, TYPE_RANK, TYPES, slugify
 from memgit.extract.heuristic import rank
 from memgit.extract.heuristic.text import title_slug
 
@@ -105,6 +105,7 @@ def _random_texts(n: int) -> list[str]:
 @pytest.mark.parametrize("text", EXAMPLES + _random_texts(400))
 def test_every_slug_is_what_it_was(text):
     assert project_slug(text) == _old_branch_slug(text)
+    assert slugify(text, 64) == _old_branch_slug(text, 64)  # as scopes.slugify(text, 64) named skills
     assert note_slug(text) == _old_note_slug(text)
     assert title_slug(text) == _old_title_slug(text)
 
