@@ -274,7 +274,7 @@ def _note(rng: random.Random, i: int, project: str, day: datetime):
     rules, a known gotcha), as in a real project's memory."""
     from memgit.core.model import Learning, Note
 
-    from memgit.core.notes import slugify
+    from memgit.core.notes import note_slug
 
     a, b = rng.choice(WORDS), rng.choice(WORDS)
     title = rng.choice(TASKS).format(a=a, b=b).rstrip("?.")[:72]
@@ -308,7 +308,7 @@ def _note(rng: random.Random, i: int, project: str, day: datetime):
         learnings=learnings, cwd=f"/home/u/dev/{project}", git_branch="main", started=stamp,
         ended=(day + timedelta(minutes=rng.randint(2, 90))).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
         outcome=rng.choice(("success", "success", "partial", "uncertain")),
-        keywords=sorted(set(rng.sample(WORDS, 3))), slug=slugify(title),
+        keywords=sorted(set(rng.sample(WORDS, 3))), slug=note_slug(title),
     )
 
 

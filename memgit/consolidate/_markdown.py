@@ -7,7 +7,9 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-_LEARNING = re.compile(r"^\[(?P<type>preference|convention|command|gotcha|decision|fact)\]\s")
+from memgit.core.vocab import TYPE_PATTERN
+
+_LEARNING = re.compile(rf"^\[(?P<type>{TYPE_PATTERN})\]\s")
 _LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]+)\)")
 
 
@@ -64,7 +66,7 @@ def links(text: str) -> list[str]:
     return found
 
 
-_LEARNING_LINE = re.compile(r"^[-*] \[(?:preference|convention|command|gotcha|decision|fact)\] ", re.M)
+_LEARNING_LINE = re.compile(rf"^[-*] \[(?:{TYPE_PATTERN})\] ", re.M)
 
 
 def learnings(text: str) -> int:

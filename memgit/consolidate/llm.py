@@ -22,6 +22,7 @@ from memgit import llm, prompts
 from memgit.core import redact, tokens
 from memgit.config import Config
 from memgit.core.model import Consolidation, Note
+from memgit.core.vocab import MAIN
 from memgit.consolidate import _markdown, _validate
 from memgit.consolidate._budget import MAX_CHARS
 
@@ -295,7 +296,7 @@ def consolidate_global(*, projects: Mapping[str, tuple[str, Sequence[tuple[str, 
     """
     prompt = prompts.load("consolidate_global", cfg.config_dir)
     messages = global_messages(prompt, projects=projects, current=current, pinned=pinned, cfg=cfg)
-    own = projects.get("main", ("", ()))[1]  # sessions that belonged to no project live on main
+    own = projects.get(MAIN, ("", ()))[1]  # sessions that belonged to no project live on main
     allowed = {p for p, _ in pinned} | {p for p, _ in own} | {"MEMORY.md", "memory_summary.md"}
     parse = _reader(allowed=allowed, pinned=pinned, cfg=cfg, model=cfg.consolidate_model, prompt=prompt,
                     with_skills=False)

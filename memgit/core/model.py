@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from memgit.core.vocab import LEARNING_TYPES  # noqa: F401  (re-exported: a learning's type is one of them)
+
 AGENT_CLAUDE_CODE = "claude-code"
 AGENT_CODEX = "codex"
 AGENT_GEMINI = "gemini-cli"
 
-LEARNING_TYPES = ("preference", "convention", "command", "gotcha", "decision", "fact")
 OUTCOMES = ("success", "partial", "fail", "uncertain")
 
 # Turn kinds. A user turn is what the person typed ("prompt"), a slash command ("command"),

@@ -6,6 +6,7 @@ import re
 from dataclasses import replace
 
 from memgit.core.model import LEARNING_TYPES, Learning, Note
+from memgit.core.vocab import slugify
 
 # Front-matter keys in the order DESIGN §1 gives; unknown keys a person added follow them.
 NOTE_KEYS = (
@@ -14,14 +15,15 @@ NOTE_KEYS = (
 )
 LEARNINGS_HEADING = "## Learnings"
 _LEARNING_LINE = re.compile(r"^[-*] \[(?P<type>[a-z]+)\] (?P<text>.+)$")
-_SLUG_JUNK = re.compile(r"[^a-z0-9]+")
 
 
-def slugify(text: str, max_words: int = 6, max_len: int = 50) -> str:
-    """Return a kebab-case slug of `text` ("note" when nothing is left)."""
-    words = _SLUG_JUNK.sub(" ", text.lower()).split()[:max_words]
-    slug = "-".join(words)[:max_len].strip("-")
-    return slug or "note"
+def note_slug(title: str) -> str:
+    """Return the kebab-case slug of a note's title its file is named by ("note" when nothing is left).
+
+    Letters with accents are dropped rather than folded ("Ünïcode" -> "n-code"), as they always were:
+    a resumed session's note keeps its file name.
+    """
+    return slugify(title, max_chars=50, max_words=6, fold=False, default="note")
 
 
 def _dump_yaml(meta: dict) -> str:
@@ -135,7 +137,7 @@ def parse_note(text: str) -> Note:
         outcome=meta.get("outcome", "uncertain"),
         extractor=meta.get("extractor", ""),
         keywords=list(keywords) if isinstance(keywords, list) else [str(keywords)],
-        slug=slugify(title) if title else "",
+        slug=note_slug(title) if title else "",
         extra={k: v for k, v in meta.items() if k not in NOTE_KEYS},
         body_extra="\n".join(extra_lines).strip(),
     )
@@ -146,7 +148,7 @@ def note_path(note: Note, fallback_date: str) -> str:
     date = (note.started or note.ended or fallback_date)[:10]
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
         date = fallback_date[:10]
-    slug = note.slug or slugify(note.title)
+    slug = note.slug or note_slug(note.title)
     return f"sessions/{date[:4]}/{date[5:7]}/{date}-{slug}-{note.id8}.md"
 
 

@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from memgit.core.vocab import DEFAULT_SLUG, MAX_SLUG, PREFIX, slugify
 
-BRANCH_PREFIX = "projects/"
-DEFAULT_SLUG = "project"
-MAX_SLUG = 40
+BRANCH_PREFIX = PREFIX
 WORKTREES_SUFFIX = "-worktrees"
 
 # Forges whose owner/repository path is case-insensitive: one project whatever the clone's case.
@@ -237,11 +235,9 @@ def with_identity(project: Project, identity: Identity) -> Project:
     return replace(project, remotes=remotes, paths=paths)
 
 
-def slugify(text: str, max_len: int = MAX_SLUG) -> str:
-    """Return a branch-safe slug: ASCII lowercase alphanumerics and single dashes, never empty."""
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
-    return slug[:max_len].rstrip("-") or DEFAULT_SLUG
+def project_slug(name: str) -> str:
+    """Return a branch-safe slug of a project's name: ASCII lowercase alphanumerics and single dashes, never empty."""
+    return slugify(name, max_chars=MAX_SLUG, default=DEFAULT_SLUG)
 
 
 def branch_slug(branch: str) -> str:
@@ -256,7 +252,7 @@ def new_project(identity: Identity, projects: Sequence[Project]) -> Project:
     slug gets `-2`, `-3`... and stays within `MAX_SLUG` characters.
     """
     taken = {branch_slug(p.branch).lower() for p in projects}
-    base = slugify(identity.name, MAX_SLUG)
+    base = project_slug(identity.name)
     slug, n = base, 2
     while slug in taken:
         suffix = f"-{n}"

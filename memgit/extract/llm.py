@@ -305,7 +305,7 @@ def to_note(draft: Draft, transcript: Transcript, *, project: str, extractor: st
         summary=draft.summary, learnings=list(draft.learnings), cwd=transcript.cwd,
         git_branch=transcript.git_branch, started=transcript.started, ended=transcript.ended,
         outcome=draft.outcome, extractor=extractor, keywords=list(draft.keywords),
-        slug=notes.slugify(draft.title),
+        slug=notes.note_slug(draft.title),
     )
 
 

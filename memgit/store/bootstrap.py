@@ -30,24 +30,25 @@ from pathlib import Path
 from memgit.errors import STORAGE_ERRNOS, LockHeld, MemgitError, StorageError
 from memgit.core.ledger import format_message
 from memgit.core.scopes import BRANCH_PREFIX
+from memgit.core.vocab import MAIN
 
-MAIN = "main"  # the global scope's branch
 SKELETON = 2  # version of the repository skeleton (memgit.skeleton in .git/config); 2 added .gitignore
 ADDED = {2: (".gitignore",)}  # the template files each skeleton version added, for older repositories
 CREATING = ".creating-"  # .<name>.creating-<pid>: a repository being built beside its path
 PROBE = ".probe-permissions"  # dulwich's file-mode probe, left in the worktree by a kill mid-init
 LOCK_TIMEOUT = 60.0  # seconds: creating takes milliseconds, a holder this slow is stuck
 _POLL = 0.02
+_PACKED_MAIN = b" refs/heads/" + MAIN.encode()  # its line in packed-refs ends so
 
 
 def has_main(path: Path) -> bool:
     """Tell, without opening it, whether path holds a repository with a branch `main` (loose or packed)."""
     git = Path(path) / ".git"
-    if (git / "refs" / "heads" / "main").is_file():
+    if (git / "refs" / "heads" / MAIN).is_file():
         return True
     try:
         with open(git / "packed-refs", "rb") as f:
-            return any(line.rstrip().endswith(b" refs/heads/main") for line in f)
+            return any(line.rstrip().endswith(_PACKED_MAIN) for line in f)
     except OSError:
         return False
 

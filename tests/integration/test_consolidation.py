@@ -6,6 +6,7 @@ they check the repository, so they hold either way.
 
 import json
 import sys
+import time
 import types
 from datetime import datetime, timedelta, timezone
 
@@ -15,6 +16,7 @@ from memgit.verbs import consolidate as consolidation
 from memgit.core import tokens
 from memgit.consolidate import _markdown, heuristic
 from memgit.errors import LLMError
+from memgit.hook import context
 from memgit.core.model import Consolidation
 from memgit.core.notes import split_front_matter
 from memgit.store.repo import MemoryRepo
@@ -220,6 +222,35 @@ def test_consolidate_command_scopes_and_errors(claude_projects, memory_path, mem
     missing = memgit_cli("consolidate", "--project", "nope")
     assert missing.exit_code == 1 and missing.stderr.startswith("Error: no project 'nope'")
     assert "Example: memgit consolidate" in memgit_cli("consolidate", "--help").stdout
+
+
+def test_consolidate_renders_the_hooks_context_again(claude_projects, memory_path, memgit_cli):
+    """After `memgit consolidate` rewrites a summary, the session-start context serves it from its
+    cache, without a sync in between and without rendering anything itself."""
+    write(claude_projects, *pinion_sessions(1))
+    memgit_cli("sync")
+    cwd = f"{ROOT}/pinion"
+    with MemoryRepo.open(memory_path) as repo:  # a person pins a note: the summary is out of date
+        repo.commit("projects/pinion", {"notes/2026-11-20-mine.md": b"Ship on Tuesdays, never on Fridays.\n"},
+                    "remember(pinion): ship on tuesdays\n")
+    before = git(memory_path, "show", "projects/pinion:memory_summary.md")
+    assert "Ship on Tuesdays" not in before
+
+    done = memgit_cli("consolidate", "--project", "pinion", "--json")
+    assert done.exit_code == 0, done.stderr
+    assert [c["branch"] for c in json.loads(done.stdout)["commits"]] == ["projects/pinion"]
+    after = git(memory_path, "show", "projects/pinion:memory_summary.md")
+    new = [line for line in after.splitlines() if line.startswith("- ") and line not in before.splitlines()]
+    assert any("Ship on Tuesdays" in line for line in new), after
+
+    served = context.serve(str(memory_path), cwd, now=time.time())
+    assert served.branch == "projects/pinion"
+    assert served.cached, "the hook had to render the context itself: consolidate left its cache stale"
+    for line in new:
+        assert line in served.text
+    shown = json.loads(memgit_cli("context", "--cwd", cwd, "--json").stdout)
+    assert shown["context"] == served.text
+    fsck(memory_path)
 
 
 # ---- the LLM seam -------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 import pytest
 
 from memgit.core.model import Learning, Note
-from memgit.core.notes import merge_notes, note_path, parse_note, render_note, slugify
+from memgit.core.notes import merge_notes, note_path, note_slug, parse_note, render_note
 
 
 def make_note(**kw) -> Note:
@@ -17,7 +17,7 @@ def make_note(**kw) -> Note:
     )
     base.update(kw)
     note = Note(**base)
-    note.slug = slugify(note.title)
+    note.slug = note_slug(note.title)
     return note
 
 
@@ -76,8 +76,8 @@ def test_path_is_sharded_by_month_with_date_slug_and_id8():
     ("a b c d e f g h", "a-b-c-d-e-f"),
     ("Ünïcode — dashes", "n-code-dashes"),
 ])
-def test_slugify(text, slug):
-    assert slugify(text) == slug
+def test_note_slug(text, slug):
+    assert note_slug(text) == slug
 
 
 def test_merge_keeps_old_learnings_adds_new_and_takes_the_new_end():

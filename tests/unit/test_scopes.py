@@ -11,9 +11,9 @@ from memgit.core.scopes import (
     new_project,
     normalise_remote,
     parse_project_md,
+    project_slug,
     render_project_md,
     resolve,
-    slugify,
     with_identity,
 )
 from memgit.sources.workspace import git_config_value
@@ -86,8 +86,8 @@ def test_git_config_origin_url(config, expected):
         ("a" * 39 + "-b", "a" * 39),  # no dash left dangling by the cut
     ],
 )
-def test_slugify(text, expected):
-    assert slugify(text) == expected
+def test_project_slug(text, expected):
+    assert project_slug(text) == expected
 
 
 def _identity(key: str, path: str | None = None, remote: str | None = None) -> Identity:

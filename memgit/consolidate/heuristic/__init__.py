@@ -1,7 +1,10 @@
 """The offline consolidator: MEMORY.md, memory_summary.md and skills from a scope's notes.
 
     graph       the rules: when two learnings are the same, when they contradict; clusters
-    memory      a scope's groups and clusters, kept up to date note by note (incremental)
+    memory      a scope's notes and their learnings' groups, kept up to date note by note (incremental)
+    leaders     which group leads each cluster, decided in a fixed priority order
+    view        the clusters worth rendering, and the learnings that may reach `main`
+    cache       each scope's memory in a file under .git/memgit/, for the next sync
     scope       what transfers to `main`: general preferences, and what two projects share
     memory_md   MEMORY.md: everything with its provenance, superseded learnings listed apart
     briefing    memory_summary.md: the briefing within the token budget
@@ -21,10 +24,10 @@ from memgit.core.model import Consolidation, Note
 from memgit.core.scopes import Project
 from memgit.consolidate.heuristic import briefing, memory_md, scope, skills as skills_mod
 from memgit.consolidate.heuristic.graph import Cluster, Occurrence, rank_key
-from memgit.consolidate.heuristic.memory import Memory, View
+from memgit.consolidate.heuristic.memory import Memory
+from memgit.consolidate.heuristic.view import View
 
 CONSOLIDATOR = "heuristic/2"
-MAIN = "main"
 
 Notes = Sequence[tuple[str, Note]]
 
@@ -106,7 +109,7 @@ def _global_memory(projects: Mapping[str, tuple[str, int]], shared: Sequence[Clu
         "notes (`memgit show <branch>:<path>`); memgit rewrites this file on every consolidation.",
     ]
     parts = ["\n".join(head), *memory_md.sections(shared, render=briefing.global_bullet)]
-    index = [f"- {briefing.slug(b)} (`{b}`): {briefing.plural(projects[b][1], 'session note')}"
+    index = [f"- {briefing.project_label(b)} (`{b}`): {briefing.plural(projects[b][1], 'session note')}"
              for b in sorted(projects) if projects[b][1]]
     if index:
         parts.append("## Projects\n\n" + "\n".join(index))

@@ -11,7 +11,7 @@ A learning a later one contradicted is never in it (MEMORY.md lists it as supers
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from memgit.extract.heuristic.commands import displayed, partial
 from memgit.extract.heuristic.filters import problem
@@ -20,11 +20,14 @@ from memgit.consolidate._budget import Document, Line
 from memgit.consolidate.heuristic import skills as skills_mod
 from memgit.consolidate.heuristic.graph import Cluster, code_spans, tier
 from memgit.consolidate.heuristic.memory import NoteInfo
-from memgit.consolidate.heuristic.memory_md import TOPICS, link_label
-from memgit.consolidate.heuristic.scope import CORRECTION, MIN_PROJECTS
+from memgit.consolidate.heuristic.memory_md import link_label
+from memgit.consolidate.heuristic.scope import CORRECTION, GLOBAL_TYPES, MIN_PROJECTS
+from memgit.core.vocab import MAIN, PREFIX, TYPES
 
-# What the summary holds at most of each type: no type fills it.
-CAPS = {"preference": 8, "convention": 6, "gotcha": 8, "decision": 5, "fact": 6}
+# The types with a section of their own (in the order of the injected context) and the section;
+# how many of each type the summary holds at most: no type fills it.
+_SECTION = {name: t.section for name, t in sorted(TYPES.items(), key=lambda nt: nt[1].rank) if t.section}
+CAPS = {name: t.summary_cap for name, t in TYPES.items()}
 # A correction seen once was about one task: the most recent few tell a newcomer how the person
 # reacts; the rest stay in MEMORY.md.
 MAX_ONE_OFF_CORRECTIONS = 2
@@ -32,11 +35,9 @@ MAX_PINNED_CHARS = 800  # of one pinned note in the summary; MEMORY.md links the
 MIN_PINNED_CHARS = 160
 RECENT_SESSIONS = 5
 PURPOSES = ("test", "build", "lint", "typecheck", "format", "run", "ci", "install")
-PROJECT_SECTIONS = ("How to build and test", "Pinned notes", "Preferences and conventions", "Gotchas",
-                    "Decisions", "Facts", "Recent sessions", "Where to look deeper")
+PROJECT_SECTIONS = ("How to build and test", "Pinned notes", *dict.fromkeys(_SECTION.values()),
+                    "Recent sessions", "Where to look deeper")
 GLOBAL_SECTIONS = ("Pinned notes", "Preferences", "Across projects", "Projects", "Where to look deeper")
-_SECTION = {"preference": "Preferences and conventions", "convention": "Preferences and conventions",
-            "gotcha": "Gotchas", "decision": "Decisions", "fact": "Facts"}
 
 
 def plural(n: int, word: str) -> str:
@@ -120,7 +121,7 @@ def _form(c: Cluster) -> str:
     return best.text
 
 
-def _capped(clusters: Sequence[Cluster], types: Sequence[str]) -> list[Cluster]:
+def _capped(clusters: Sequence[Cluster], types: Collection[str]) -> list[Cluster]:
     """Strongest first, at most CAPS[type] of each type; at equal support a rule the person stated
     comes before their correction of one task, and of those only the latest few."""
     taken: Counter[str] = Counter()
@@ -139,7 +140,7 @@ def _capped(clusters: Sequence[Cluster], types: Sequence[str]) -> list[Cluster]:
 
 
 def _type_order(kind: str) -> int:
-    return [k for k, _ in TOPICS].index(kind)
+    return TYPES[kind].topic_order  # as MEMORY.md orders its topics
 
 
 def project_summary(label: str, scope: str, project: Project | None, notes: Sequence[tuple[str, NoteInfo]],
@@ -148,7 +149,7 @@ def project_summary(label: str, scope: str, project: Project | None, notes: Sequ
     doc = Document(PROJECT_SECTIONS, budget)
     dates = sorted(info.when[:10] for _, info in notes if info.when)
     span = f", {dates[0]} to {dates[-1]}" if dates else ""
-    branch = project.branch if project else f"projects/{scope}"
+    branch = project.branch if project else f"{PREFIX}{scope}"
     holding = [c for c in clusters if c.superseded_by is None]
     doc.offer(Line("", f"# {label}: what memory holds", (0,)))
     not_fitting = pinned_lines(pinned, doc)  # the person's own words come first
@@ -161,7 +162,7 @@ def project_summary(label: str, scope: str, project: Project | None, notes: Sequ
                        f"(branch {branch} of the memory repository).", (1,)))
     for i, (_, c) in enumerate(purposes(clusters)):
         doc.offer(Line("How to build and test", f"- {_form(c)}", (i,)))
-    for i, c in enumerate(_capped(holding, ("preference", "convention", "gotcha", "decision", "fact"))):
+    for i, c in enumerate(_capped(holding, _SECTION)):
         if line := sentence(c):
             doc.offer(Line(_SECTION[c.type], line, (i,)))
     for i, s in enumerate(found):
@@ -181,8 +182,9 @@ def _clip(text: str, limit: int) -> str:
 # ---- across projects (main) ----------------------------------------------------------------------
 
 
-def slug(branch: str) -> str:
-    return "(no project)" if branch == "main" else branch.removeprefix("projects/")
+def project_label(branch: str) -> str:
+    """How the global summary names a scope: its project's slug ("(no project)" for main's own sessions)."""
+    return "(no project)" if branch == MAIN else branch.removeprefix(PREFIX)
 
 
 def _profile_line(summary: str) -> str:
@@ -210,27 +212,27 @@ def global_summary(projects: Mapping[str, tuple[str, int]], shared: Sequence[Clu
     scopes = sum(1 for _, n in projects.values() if n)
     doc.offer(Line("", f"{plural(len(shared), 'learning')} that hold{'s' if len(shared) == 1 else ''} in every project, from "
                        f"{plural(scopes, 'project')} (branch main of the memory repository).", (1,)))
-    for i, c in enumerate(_capped(shared, ("preference", "convention", "gotcha"))):
+    for i, c in enumerate(_capped(shared, GLOBAL_TYPES)):
         if problem(c.text):
             continue
-        where = (f" (seen in {', '.join(slug(s) for s in c.sources)})" if len(c.sources) >= MIN_PROJECTS else "")
+        where = (f" (seen in {', '.join(project_label(s) for s in c.sources)})" if len(c.sources) >= MIN_PROJECTS else "")
         section = "Preferences" if c.type == "preference" and len(c.sources) < MIN_PROJECTS else "Across projects"
         doc.offer(Line(section, f"- {c.text}{where}", (_type_order(c.type), i)))
     active = sorted((b for b in projects if projects[b][1]), key=lambda b: (-projects[b][1], b))
     for i, branch in enumerate(active):
         summary, count = projects[branch]
         profile = _profile_line(summary)
-        doc.offer(Line("Projects", f"- {slug(branch)}: {plural(count, 'session')}"
+        doc.offer(Line("Projects", f"- {project_label(branch)}: {plural(count, 'session')}"
                                    + (f"; {_clip(profile, 120)}" if profile else ""), (i,)))
     return doc.text()
 
 
 def global_bullet(c: Cluster) -> str:
     where = "; ".join(
-        f"{slug(src)}: " + ", ".join(f"`{o.path}`" for o in c.notes(src)[:2])  # path: "<branch>:<note>"
+        f"{project_label(src)}: " + ", ".join(f"`{o.path}`" for o in c.notes(src)[:2])  # path: "<branch>:<note>"
         + (f" +{c.note_count(src) - 2}" if c.note_count(src) > 2 else "")
         for src in c.sources
     )
     t = f", tier: {tier(c.support)}" if tier(c.support) else ""
-    return (f"- [{c.type}] {c.text} — {plural(len(c.sources), 'project')} ({', '.join(slug(s) for s in c.sources)}), "
+    return (f"- [{c.type}] {c.text} — {plural(len(c.sources), 'project')} ({', '.join(project_label(s) for s in c.sources)}), "
             f"{plural(c.support, 'session')}{t}. Notes: {where}")

@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 from memgit.extract.heuristic.shell import parse
 from memgit.core.model import Note
+from memgit.core.vocab import TYPES
 
 THRESHOLD = 0.7  # merge: the same learning in other words (short statements; longer ones need more)
 PROBE = 0.5  # candidates for contradictions: low enough to find every one among short statements
@@ -44,7 +45,7 @@ def probe(words: int) -> float:
     """The Jaccard under which two statements are not even compared for a contradiction."""
     return PROBE if words <= 10 else threshold(words)
 TIERS = ((5, "critical"), (3, "strong"), (2, "emerging"))  # minimum sessions -> tier
-CHOICE_TYPES = frozenset({"preference", "convention", "decision"})
+CHOICE_TYPES = frozenset(name for name, t in TYPES.items() if t.choice)
 
 _PUNCT = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"})
 _CODE = re.compile(r"`([^`\n]+)`")

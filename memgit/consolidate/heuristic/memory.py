@@ -1,17 +1,10 @@
-"""A scope's memory, kept up to date note by note: its groups, their clusters and contradictions.
+"""A scope's memory, kept up to date note by note: its notes, their learnings in groups, and the clusters.
 
-Clusters: every group has a fixed priority (a hash of its key). Taken in priority order, a group
-joins the most similar *leader* of higher priority, or leads a cluster of its own; so every member
-is similar to its leader (no chains of ever-less-alike learnings), and the clusters are a function
-of the set of groups alone, never of the order the notes arrived in. `add` and `remove` keep that
-assignment true by deciding again only the groups similar to one that changed, in priority order:
-a sync that adds one note touches a handful of groups, and renders byte-for-byte what a recompute
-from all notes renders.
-
-Candidates come from prefix-filter postings: two sets with Jaccard >= t share a token among their
-first |x| - ceil(t·|x|) + 1 tokens in any fixed global order. The order is rarest first, by the
-token counts frozen when the Memory was last built in full (new tokens count as rare); it decides
-how fast candidates are found, never which pairs are similar.
+A *group* is every learning of one type that normalises to the same text; the groups' clusters are
+decided by memgit.consolidate.heuristic.leaders (in a fixed priority order, so that adding or
+removing a note renders byte-for-byte what a recompute from all notes renders) and read by
+memgit.consolidate.heuristic.view. This module keeps the records: which notes there are, which
+learnings each holds, in which group, and the sessions behind each group.
 
 The state lives in an embedded SQLite database: in memory for a one-off consolidation, in a file
 under .git/memgit/ for the cache a sync reuses (memgit.consolidate.heuristic.cache), so that a sync reads
@@ -20,19 +13,16 @@ only the rows it touches rather than the whole memory of a 10,000-note project.
 
 from __future__ import annotations
 
-import hashlib
-import heapq
-import math
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from memgit.core.model import Note
-from memgit.consolidate.heuristic.graph import (
-    CHOICE_TYPES, THRESHOLD, Cluster, Occurrence, Signature, contradicts, desc, group_key, normalise,
-    note_occurrences, probe, rank_key, recency, signature, similar, threshold,
-)
+from memgit.consolidate.heuristic import view as view_mod
+from memgit.consolidate.heuristic.graph import Cluster, Occurrence, desc, group_key, note_occurrences, recency, signature
+from memgit.consolidate.heuristic.leaders import Group, Leaders, priority_of
 from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, portable
+from memgit.consolidate.heuristic.view import View
 
 SCHEMA_VERSION = 3  # 3: members stored by group, so a cluster's members are read in one range
 REBUILD_GROWTH = 2  # take the token order again once the groups have doubled since it was taken
@@ -54,21 +44,6 @@ CREATE TABLE IF NOT EXISTS conflicts(a INTEGER, b INTEGER, PRIMARY KEY(a, b)) WI
 CREATE TABLE IF NOT EXISTS backing(gid INTEGER, session TEXT, n INTEGER, PRIMARY KEY(gid, session)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS counts(token TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
 """
-EVERYONE, LEADERS = 0, 1  # postings: of every group (for similar ones and contradictions), of leaders
-
-
-@dataclass(frozen=True, slots=True)
-class Group:
-    id: int
-    type: str
-    norm: str
-    priority: int
-    leader: int  # the group leading its cluster (its own id when it leads one); -1: not decided
-
-    @property
-    def rank(self) -> tuple[int, str, str]:
-        """Its place in the fixed order groups are decided in (a hash: independent of arrival)."""
-        return (self.priority, self.type, self.norm)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,21 +54,6 @@ class NoteInfo:
     session: str
     when: str
     title: str
-
-
-@dataclass(slots=True)
-class View:
-    """What a consolidation renders: the clusters worth listing, strongest first, and the counts of all."""
-
-    clusters: list[Cluster]  # every cluster seen in 2+ sessions or in a contradiction, and the most
-    #                          recent single-session ones of each type
-    holding: int  # clusters that hold (not superseded), listed or not
-    superseded: int
-    left_out: dict[str, int]  # single-session clusters of each type not listed
-
-
-def _priority(kind: str, norm: str) -> int:
-    return int.from_bytes(hashlib.blake2b(f"{kind}\0{norm}".encode(), digest_size=8).digest(), "big") >> 1
 
 
 class Memory:
@@ -110,8 +70,7 @@ class Memory:
         # half what it does through SQLite's 2 MB page cache and read() calls.
         self.db.execute("PRAGMA mmap_size=268435456")
         self.db.executescript(_SCHEMA)
-        self._order: dict[str, int] | None = None
-        self._static: dict[int, tuple[tuple[int, str, str], Signature]] = {}  # gid -> (rank, signature)
+        self.leaders = Leaders(self.db)
 
     def close(self) -> None:
         self.db.close()
@@ -155,17 +114,13 @@ class Memory:
     def build(self, found: Sequence[tuple[str, Sequence[Occurrence], tuple]], *, flag_portable: bool = True) -> None:
         """Replace everything by these notes: (path, occurrences, (version, session, when, title, source)).
 
-        The groups are decided in priority order, so nothing cascades: the postings are kept in
-        memory meanwhile and written at the end, which makes a full build of a 10,000-note scope
-        a matter of the similarity tests alone.
+        The groups are decided at once (`Leaders.assign_all`), and everything is written at the end.
         """
         keys = {group_key(o) for _, occurrences_, _ in found for o in occurrences_}
         counts: dict[str, int] = {}
         for kind, norm in keys:
             for word in signature(kind, norm).words:
                 counts[word] = counts.get(word, 0) + 1
-        self._order = counts
-        self._static.clear()
         ids: dict[tuple[str, str], int] = {}
         groups: list[Group] = []
         notes, members = [], []
@@ -176,7 +131,7 @@ class Memory:
                 gid = ids.get(key)
                 if gid is None:
                     gid = ids[key] = len(ids) + 1
-                    groups.append(Group(gid, key[0], key[1], _priority(*key), -1))
+                    groups.append(Group(gid, key[0], key[1], priority_of(*key), -1))
                 members.append((gid, path, seq, o.text,
                                 int(flag_portable and key[0] in GLOBAL_TYPES and portable(o.text))))
         backing: dict[tuple[int, str], int] = {}  # (group, session) -> members
@@ -190,23 +145,7 @@ class Memory:
         supported: dict[int, int] = {}
         for gid, _ in backing:
             supported[gid] = supported.get(gid, 0) + 1
-        postings: dict[tuple[int, str, str], list[int]] = {}
-        leader_of: dict[int, int] = {}
-        conflicts: list[tuple[int, int]] = []
-        for group in sorted(groups, key=lambda g: g.rank):
-            self._static[group.id] = (group.rank, signature(group.type, group.norm))
-            sig = self._static[group.id][1]
-            if group.type in CHOICE_TYPES:
-                for other in self._posted(postings, EVERYONE, group, probe):
-                    if contradicts(sig, self._static[other][1]):
-                        conflicts += [(group.id, other), (other, group.id)]
-            for token in self._prefix(group, probe):
-                postings.setdefault((EVERYONE, group.type, token), []).append(group.id)
-            leader = self._pick(group, self._posted(postings, LEADERS, group, threshold))
-            leader_of[group.id] = leader
-            if leader == group.id:
-                for token in self._prefix(group, threshold):
-                    postings.setdefault((LEADERS, group.type, token), []).append(group.id)
+        postings, leader_of, conflicts = self.leaders.assign_all(groups, counts)
         with self.db:
             self.db.execute("BEGIN")
             for table in ("notes", "groups", "members", "postings", "conflicts", "counts", "backing"):
@@ -219,19 +158,12 @@ class Memory:
                                 "VALUES (?, ?, ?, ?, ?, ?, ?)", notes)
             self.db.executemany("INSERT INTO groups(id, type, norm, priority, leader, nwords, sessions, latest) "
                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                                [(g.id, g.type, g.norm, g.priority, leader_of[g.id], len(self._static[g.id][1].words),
+                                [(g.id, g.type, g.norm, g.priority, leader_of[g.id], len(self.leaders.about(g.id)[1].words),
                                   supported[g.id], latest[g.id]) for g in groups])
             self.db.executemany("INSERT INTO members(gid, path, seq, text, portable) VALUES (?, ?, ?, ?, ?)", members)
             self.db.executemany("INSERT INTO postings(kind, type, token, gid) VALUES (?, ?, ?, ?)",
                                 [(*key, gid) for key, gids in postings.items() for gid in gids])
             self.db.executemany("INSERT OR IGNORE INTO conflicts(a, b) VALUES (?, ?)", conflicts)
-
-    def _posted(self, postings: dict, kind: int, group: Group, least: Callable[[int], float]) -> set[int]:
-        found: set[int] = set()
-        for token in self._prefix(group, least):
-            found.update(postings.get((kind, group.type, token), ()))
-        found.discard(group.id)
-        return found
 
     def add(self, path: str, note: Note, *, version: str = "", source: str = "") -> None:
         """Add (or replace) the note at `path`; `version` says which content it was (a blob id)."""
@@ -243,7 +175,7 @@ class Memory:
             self._remove(path)
             new = self._attach(path, found, meta)
             for group in sorted(new, key=lambda g: g.rank):
-                self._settle(group)
+                self.leaders.settle(group)
         groups = self.db.execute("SELECT COUNT(*) FROM groups").fetchone()[0]
         if groups > REBUILD_GROWTH * max(1000, self.get("ordered_at", 0)):
             self._rebuild()
@@ -263,7 +195,7 @@ class Memory:
             kind, norm = group_key(o)
             row = self.db.execute("SELECT id FROM groups WHERE type = ? AND norm = ?", (kind, norm)).fetchone()
             if row is None:
-                priority = _priority(kind, norm)
+                priority = priority_of(kind, norm)
                 gid = self.db.execute("INSERT INTO groups(type, norm, priority, leader, nwords) VALUES (?, ?, ?, -1, ?)",
                                       (kind, norm, priority, len(signature(kind, norm).words))).lastrowid
                 new.append(Group(gid, kind, norm, priority, -1))
@@ -294,7 +226,7 @@ class Memory:
                 self.db.execute("DELETE FROM backing WHERE gid = ? AND session = ?", (gid, session))
                 self.db.execute("UPDATE groups SET sessions = sessions - 1 WHERE id = ?", (gid,))
             if self.db.execute("SELECT 1 FROM members WHERE gid = ? LIMIT 1", (gid,)).fetchone() is None:
-                self._drop(self._group(gid))
+                self.leaders.drop(self.leaders.group(gid))
             elif self.db.execute("SELECT latest FROM groups WHERE id = ?", (gid,)).fetchone()[0] == stamp:
                 self.db.execute("UPDATE groups SET latest = (SELECT COALESCE(MAX(n.stamp), 0) FROM members m JOIN notes n "
                                 "ON n.path = m.path WHERE m.gid = ?) WHERE id = ?", (gid, gid))
@@ -311,145 +243,6 @@ class Memory:
             found[path][0].append(Occurrence(kind, text, path, session, when, source, title))
         self.build([(path, occurrences_, meta) for path, (occurrences_, meta) in found.items()])
 
-    # -- the cluster assignment -------------------------------------------------------------------
-
-    def _counts(self) -> dict[str, int]:
-        if self._order is None:
-            self._order = dict(self.db.execute("SELECT token, n FROM counts"))
-        return self._order
-
-    def _prefix(self, group: Group, least: Callable[[int], float]) -> list[str]:
-        """The tokens two sets that meet `least` share at least one of (each set uses its own share: a
-        pair must meet the higher of the two, so the longer prefix of the two is always enough)."""
-        counts = self._counts()
-        ordered = sorted(signature(group.type, group.norm).words, key=lambda w: (counts.get(w, 0), w))
-        return ordered[: len(ordered) - math.ceil(least(len(ordered)) * len(ordered)) + 1]
-
-    def _group(self, gid: int) -> Group:
-        return Group(gid, *self.db.execute("SELECT type, norm, priority, leader FROM groups WHERE id = ?",
-                                           (gid,)).fetchone())
-
-    def _about(self, gid: int) -> tuple[tuple[int, str, str], Signature]:
-        """A group's rank and signature (they never change: cached for the life of the connection)."""
-        found = self._static.get(gid)
-        if found is None:
-            kind, norm, priority = self.db.execute("SELECT type, norm, priority FROM groups WHERE id = ?",
-                                                   (gid,)).fetchone()
-            found = self._static[gid] = ((priority, kind, norm), signature(kind, norm))
-        return found
-
-    def _candidates(self, kind: int, group: Group, least: Callable[[int], float], *,
-                    sizes: tuple[float, float] | None = None) -> list[int]:
-        """Groups sharing a prefix token with `group` (and, with `sizes`, of a word count between them)."""
-        tokens = self._prefix(group, least)
-        if not tokens:
-            return []
-        marks = ",".join("?" * len(tokens))
-        query = (f"SELECT DISTINCT p.gid FROM postings p JOIN groups g ON g.id = p.gid WHERE p.kind = ? AND "  # noqa: S608
-                 f"p.type = ? AND p.token IN ({marks}) AND p.gid != ?")
-        params: tuple = (kind, group.type, *tokens, group.id)
-        if sizes:
-            query += " AND g.nwords BETWEEN ? AND ?"
-            params += sizes
-        return [gid for gid, in self.db.execute(query, params)]
-
-    def _post(self, kind: int, group: Group, least: Callable[[int], float], *, add: bool) -> None:
-        rows = [(kind, group.type, token, group.id) for token in self._prefix(group, least)]
-        if add:
-            self.db.executemany("INSERT OR IGNORE INTO postings(kind, type, token, gid) VALUES (?, ?, ?, ?)", rows)
-        else:
-            self.db.executemany("DELETE FROM postings WHERE kind = ? AND type = ? AND token = ? AND gid = ?", rows)
-
-    def _similar(self, group: Group) -> list[Group]:
-        """The groups similar to `group` (its followers among them): those a change of it may affect."""
-        sig = signature(group.type, group.norm)
-        found = [gid for gid in self._candidates(EVERYONE, group, threshold) if similar(sig, self._about(gid)[1])]
-        return [self._group(gid) for gid in found]
-
-    def _best_leader(self, group: Group) -> int:
-        """The most similar leader of higher priority (ties: the higher priority), else the group itself."""
-        size = len(signature(group.type, group.norm).words)
-        sizes = (THRESHOLD * size, size / THRESHOLD)  # Jaccard >= t needs t|A| <= |B| <= |A|/t
-        return self._pick(group, self._candidates(LEADERS, group, threshold, sizes=sizes) if size else ())
-
-    def _pick(self, group: Group, leaders: Iterable[int]) -> int:
-        """Of these leaders, the most similar one of higher priority (ties: the higher priority), else
-        the group itself. The similarity test is `graph.similar`, inlined: it runs millions of times
-        when a large scope is built."""
-        sig = signature(group.type, group.norm)
-        mine = sig.words
-        size = len(mine)
-        if not size:
-            return group.id
-        best, best_score, best_rank = group.id, 0.0, group.rank
-        for gid in leaders:
-            rank, theirs = self._about(gid)
-            if rank > group.rank:
-                continue
-            words = theirs.words
-            common = len(mine & words)
-            if not common:
-                continue
-            score = common / (size + len(words) - common)
-            if score < threshold(max(size, len(words))) or not similar(sig, theirs):
-                continue
-            if score > best_score or score == best_score and rank < best_rank:
-                best, best_score, best_rank = gid, score, rank
-        return best
-
-    def _settle(self, group: Group, *, last: bool = False) -> None:
-        """Place a new group (post it, link its contradictions), then decide what it affects."""
-        self._post(EVERYONE, group, probe, add=True)
-        if group.type in CHOICE_TYPES:
-            sig = signature(group.type, group.norm)
-            rows = [(a, b) for other in self._candidates(EVERYONE, group, probe)
-                    if contradicts(sig, self._about(other)[1])
-                    for a, b in ((group.id, other), (other, group.id))]
-            self.db.executemany("INSERT OR IGNORE INTO conflicts(a, b) VALUES (?, ?)", rows)
-        self._decide([group], last=last)
-
-    def _decide(self, start: list[Group], *, last: bool = False) -> None:
-        """Decide the leader of each group in priority order; a group that starts or stops leading
-        makes the lower-priority groups similar to it decide again."""
-        heap = [(*g.rank, g.id) for g in start]
-        heapq.heapify(heap)
-        done: set[int] = set()
-        while heap:
-            *_, gid = heapq.heappop(heap)
-            if gid in done:
-                continue
-            done.add(gid)
-            row = self.db.execute("SELECT type, norm, priority, leader FROM groups WHERE id = ?", (gid,)).fetchone()
-            if row is None:
-                continue
-            group = Group(gid, *row)
-            leader = self._best_leader(group)
-            was, now = group.leader == gid, leader == gid
-            if leader != group.leader:
-                self.db.execute("UPDATE groups SET leader = ? WHERE id = ?", (leader, gid))
-            if was == now:
-                continue
-            self._post(LEADERS, group, threshold, add=now)
-            if last:
-                continue  # built in priority order: no group of lower priority exists yet
-            for other in self._similar(group):
-                if other.rank > group.rank and other.id not in done:
-                    heapq.heappush(heap, (*other.rank, other.id))
-
-    def _drop(self, group: Group) -> None:
-        self.db.execute("DELETE FROM groups WHERE id = ?", (group.id,))
-        self.db.execute("DELETE FROM backing WHERE gid = ?", (group.id,))
-        self._static.pop(group.id, None)
-        self._post(EVERYONE, group, probe, add=False)
-        self.db.execute("DELETE FROM conflicts WHERE a = ? OR b = ?", (group.id, group.id))
-        if group.leader == group.id:
-            self._post(LEADERS, group, threshold, add=False)
-            affected = [g for g in self._similar(group) if g.rank > group.rank]
-            self.db.executemany("UPDATE groups SET leader = -1 WHERE id = ? AND leader = ?",
-                                [(g.id, group.id) for g in affected])
-            self._decide([Group(g.id, g.type, g.norm, g.priority, -1 if g.leader == group.id else g.leader)
-                          for g in affected])
-
     # -- reading ----------------------------------------------------------------------------------
 
     def clusters(self) -> list[Cluster]:
@@ -457,84 +250,17 @@ class Memory:
         return self.view(singles=None).clusters
 
     def view(self, singles: int | None = 40) -> View:
-        """The clusters worth rendering: all of two or more sessions, all in a contradiction, and the
-        `singles` most recent single-session clusters of each type (all of them when None)."""
-        # Clusters of one group are most of a large scope: SQLite picks them; Python sees a few hundred.
-        self.db.execute("CREATE TEMP TABLE IF NOT EXISTS wide(leader INTEGER PRIMARY KEY)")
-        self.db.execute("DELETE FROM wide")
-        self.db.execute("INSERT INTO wide SELECT leader FROM groups GROUP BY leader HAVING COUNT(*) > 1 "
-                        "UNION SELECT g.leader FROM conflicts c JOIN groups g ON g.id = c.a")
-        total = self.db.execute("SELECT COUNT(*) FROM groups WHERE leader = id").fetchone()[0]
-        chosen = [leader for leader, in self.db.execute(
-            "SELECT leader FROM wide UNION SELECT id FROM groups WHERE leader = id AND sessions > 1")]
-        left_out: dict[str, int] = {}
-        wide = {leader for leader, in self.db.execute("SELECT leader FROM wide")}
-        lonely = "FROM groups WHERE leader = id AND sessions <= 1 AND type = ?"  # the groups_lonely index
-        for kind, in self.db.execute("SELECT DISTINCT type FROM groups"):
-            if singles is None:
-                found = [gid for gid, in self.db.execute(f"SELECT id {lonely}", (kind,)) if gid not in wide]  # noqa: S608
-            else:
-                found = [gid for gid, in self.db.execute(
-                    f"SELECT id {lonely} ORDER BY latest DESC, norm LIMIT ?", (kind, singles + len(wide)))  # noqa: S608
-                    if gid not in wide][:singles]
-                n = self.db.execute(f"SELECT COUNT(*) {lonely}", (kind,)).fetchone()[0]  # noqa: S608
-                n -= len(self._lonely(kind))  # counted above, but listed with the wide clusters
-                left_out[kind] = max(0, n - singles)
-            chosen += found
-        self.db.execute("CREATE TEMP TABLE IF NOT EXISTS chosen(leader INTEGER PRIMARY KEY)")
-        self.db.execute("DELETE FROM chosen")
-        self.db.executemany("INSERT INTO chosen(leader) VALUES (?)", ((leader,) for leader in chosen))
-        of_leader: dict[int, Cluster] = {}
-        # Note by note, then the members of the chosen groups in one range each: joining the two in
-        # SQLite would look up a note per member, the slowest part of a 10k-note scope's view.
-        notes = {path: (session or path, when, source, title) for path, session, when, source, title in
-                 self.db.execute('SELECT path, session, "when", source, title FROM notes')}
-        for leader, kind, text, path in self.db.execute(
-                # CROSS JOIN keeps this order (chosen -> their groups -> members): SQLite would rather
-                # scan every member. The order of the rows does not matter to a Cluster.
-                "SELECT g.leader, g.type, m.text, m.path "
-                "FROM chosen c CROSS JOIN groups g ON g.leader = c.leader CROSS JOIN members m ON m.gid = g.id"):
-            cluster = of_leader.get(leader)
-            if cluster is None:
-                cluster = of_leader[leader] = Cluster(kind)
-            cluster.occurrences.append(Occurrence(kind, text, path, *notes[path]))
-        for a, b in self.db.execute("SELECT ga.leader, gb.leader FROM conflicts c JOIN groups ga ON ga.id = c.a "
-                                    "JOIN groups gb ON gb.id = c.b"):
-            cluster, other = of_leader[a], of_leader[b]
-            if other is cluster or desc(other.recency) > desc(cluster.recency):
-                continue  # the other is older: it does not supersede this one
-            if desc(other.recency) == desc(cluster.recency) and normalise(other.text) <= normalise(cluster.text):
-                continue  # the same age: the later text in sort order holds, so the result is deterministic
-            current = cluster.superseded_by
-            if current is None or rank_key(other) < rank_key(current):
-                cluster.superseded_by = other
-        superseded = sum(1 for c in of_leader.values() if c.superseded_by is not None)
-        return View(sorted(of_leader.values(), key=rank_key), total - superseded, superseded, left_out)
-
-    def _lonely(self, kind: str) -> set[int]:
-        return {gid for gid, in self.db.execute(
-            "SELECT id FROM groups WHERE leader = id AND sessions <= 1 AND type = ? AND id IN (SELECT leader FROM wide)",
-            (kind,))}
+        """The clusters worth rendering (memgit.consolidate.heuristic.view.view)."""
+        return view_mod.view(self.db, singles)
 
     def portable(self, source: str, paths: Iterable[str] | None = None) -> list[Occurrence]:
         """The learnings that may reach `main` (see scope.py), named as of branch `source`; of the
         notes at `paths` only, when given."""
-        where = ""
-        if paths is not None:
-            self.db.execute("CREATE TEMP TABLE IF NOT EXISTS wanted(path TEXT PRIMARY KEY)")
-            self.db.execute("DELETE FROM wanted")
-            self.db.executemany("INSERT OR IGNORE INTO wanted(path) VALUES (?)", ((p,) for p in paths))
-            where = "AND m.path IN (SELECT path FROM wanted)"
-        return [Occurrence(kind, text, path, session or path, when, source, title)
-                for kind, text, path, session, when, title in self.db.execute(
-                    'SELECT g.type, m.text, m.path, n.session, n."when", n.title FROM members m '
-                    f"JOIN groups g ON g.id = m.gid JOIN notes n ON n.path = m.path WHERE m.portable = 1 {where} "  # noqa: S608
-                    "ORDER BY m.path, m.seq")]
+        return view_mod.portable(self.db, source, paths)
 
     def portable_versions(self) -> dict[str, str]:
         """The notes holding a portable learning, and their versions."""
-        return dict(self.db.execute("SELECT DISTINCT n.path, n.version FROM members m JOIN notes n ON n.path = m.path "
-                                    "WHERE m.portable = 1"))
+        return view_mod.portable_versions(self.db)
 
 
 def _meta(path: str, note: Note, version: str, source: str) -> tuple:

@@ -16,15 +16,9 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from memgit.consolidate.heuristic.graph import Cluster, content_words
+from memgit.core.vocab import TYPES
 
-TOPICS = (
-    ("command", "Build and test"),
-    ("convention", "Conventions"),
-    ("preference", "Preferences"),
-    ("gotcha", "Gotchas"),
-    ("decision", "Decisions"),
-    ("fact", "Facts"),
-)
+TOPICS = tuple((t.name, t.topic) for t in sorted(TYPES.values(), key=lambda t: t.topic_order))
 MAX_LINKS = 5
 MAX_SINGLES = 40
 MAX_SUPERSEDED = 60

@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 
 from memgit.consolidate.heuristic.graph import Cluster, Occurrence
+from memgit.core.vocab import TYPES
 
-GLOBAL_TYPES = ("preference", "convention", "gotcha")
+GLOBAL_TYPES = tuple(name for name, t in TYPES.items() if t.transfers)
 MIN_PROJECTS = 2
 CORRECTION = "The user corrected the agent:"
 _PROJECT_SPECIFIC = re.compile(

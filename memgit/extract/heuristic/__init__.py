@@ -25,7 +25,7 @@ from memgit.extract.heuristic import commands, decisions, facts, gotchas, prefer
 from memgit.extract.heuristic.keywords import keywords
 from memgit.extract.heuristic.session import Session, is_edit
 from memgit.extract.heuristic.shell import program
-from memgit.extract.heuristic.text import own_words, slugify
+from memgit.extract.heuristic.text import own_words, title_slug
 
 EXTRACTOR = HEURISTIC
 LEARNERS = (preferences.learn, commands.learn, gotchas.learn, decisions.learn, facts.learn)
@@ -63,7 +63,7 @@ def extract(transcript: Transcript, *, project: str) -> Extraction:
         outcome=ended[0],
         extractor=EXTRACTOR,
         keywords=_keywords(s),
-        slug=slugify(title),
+        slug=title_slug(title),
     )
     return Extraction(note=note)
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memgit.core.model import Learning
+from memgit.core.vocab import LEARNING_TYPES, TYPES
 from memgit.extract.heuristic.candidate import Candidate
 from memgit.extract.heuristic.filters import is_ephemeral, problem, scrub
 from memgit.extract.heuristic.text import sentence_case, words
 
-ORDER = ("preference", "convention", "command", "gotcha", "decision", "fact")  # how a note lists them
-CAPS = {"preference": 6, "convention": 3, "command": 4, "gotcha": 5, "decision": 5, "fact": 6}
+ORDER = LEARNING_TYPES  # how a note lists them
+CAPS = {name: t.note_cap for name, t in TYPES.items()}
 MAX_LEARNINGS = 22
 MAX_CHARS = 5000
 MIN_SCORE = 2.0

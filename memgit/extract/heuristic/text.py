@@ -10,8 +10,9 @@ printed.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
+
+from memgit.core.vocab import slugify
 
 # Blocks the harness or the IDE wraps around what the person typed: context, not their words.
 _NOISE_BLOCK = re.compile(
@@ -253,13 +254,6 @@ def sentence_case(text: str) -> str:
     return text
 
 
-def slugify(text: str, *, max_words: int = 6, max_chars: int = 50) -> str:
-    """Kebab-case ASCII slug of at most `max_words` words and `max_chars` characters."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    slug = ""
-    for word in words(ascii_text)[:max_words]:
-        candidate = f"{slug}-{word}" if slug else word
-        if len(candidate) > max_chars:
-            break
-        slug = candidate
-    return slug or "session"
+def title_slug(title: str) -> str:
+    """The slug of a note's title its file is named by: at most 6 whole words, 50 characters, in ASCII."""
+    return slugify(title, max_chars=50, max_words=6, whole_words=True, default="session")
