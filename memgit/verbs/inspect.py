@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 
 from memgit.store import ledger_cache
 from memgit.config import Config
+from memgit.core import vocab
 from memgit.core.names import safe_name, safe_text
 from memgit.errors import MemgitError, NotARepo
 from memgit.core.ledger import parse_subject, parse_trailers
@@ -112,12 +113,12 @@ def log(cfg: Config, *, project: str | None = None, limit: int = 20) -> list[dic
     with open_repo(cfg) as repo:
         heads = repo.branches()
         if project:
-            wanted = {b for b in heads if b in (project, f"projects/{project}")}
+            wanted = {b for b in heads if b in (project, f"{vocab.PREFIX}{project}")}
             if not wanted:
                 raise MemgitError(f"no project branch {project!r}; branches: {', '.join(sorted(heads))}")
             heads = {b: heads[b] for b in wanted}
         seen: dict[str, dict] = {}
-        for branch, head in sorted(heads.items(), key=lambda kv: (kv[0] != "main", kv[0])):  # root -> main
+        for branch, head in sorted(heads.items(), key=lambda kv: (kv[0] != vocab.MAIN, kv[0])):  # root -> main
             for info in repo.walk(head, limit=limit * 4 + 50):
                 if info.sha in seen:
                     continue

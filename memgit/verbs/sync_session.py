@@ -85,7 +85,7 @@ class SyncRun:
         self.unreachable = 0  # sessions in a row the model could not be reached for
         self.halt = threading.Event()  # set by a worker on an auth failure: the others stop calling
         for branch in repo.branches():
-            text = repo.read(branch, "PROJECT.md") if branch.startswith("projects/") else None
+            text = repo.read(branch, "PROJECT.md") if branch.startswith(vocab.PREFIX) else None
             if text is None:
                 continue
             try:
@@ -102,13 +102,13 @@ class SyncRun:
         project = scopes.resolve(identity, self.projects, cwd=cwd)
         if project is None:
             project = scopes.new_project(identity, self.projects)
-            message = format_message("init", project.branch.removeprefix("projects/"), f"project {project.name}",
+            message = format_message("init", project.branch.removeprefix(vocab.PREFIX), f"project {project.name}",
                                      body=f"Identity: {identity.key}")
             self.repo.commit(project.branch, {"PROJECT.md": scopes.render_project_md(project).encode()},
                              message, create_from=self.repo.root())
             self.commits += 1
             self.projects.append(project)
-        return project.branch, project.name, project.branch.removeprefix("projects/")
+        return project.branch, project.name, project.branch.removeprefix(vocab.PREFIX)
 
     def identify(self, cwd: str) -> tuple[scopes.Identity, str]:
         """The identity of a cwd, and the cwd, as they are written (see scopes.written)."""
@@ -131,7 +131,7 @@ class SyncRun:
             return False
         identity, cwd = self.identify(cwd)
         project = scopes.resolve(identity, self.projects, cwd=cwd)
-        return project is not None and name in (project.name, project.branch, project.branch.removeprefix("projects/"))
+        return project is not None and name in (project.name, project.branch, project.branch.removeprefix(vocab.PREFIX))
 
     def trailers(self, work: Work, t_end: int, outcome: str, extra: list) -> list:
         file = work.file

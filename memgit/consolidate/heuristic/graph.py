@@ -16,12 +16,9 @@ renders; memory.py keeps a scope's groups and clusters up to date, note by note.
 
 from __future__ import annotations
 
-import hashlib
-import heapq
-import math
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
