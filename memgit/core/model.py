@@ -38,6 +38,7 @@ class ToolCall:
     is_error: bool = False
     answered: bool = False  # False when no tool_result ever arrived (interrupt, crash)
     kind: str = ""  # one of TOOL_KINDS, or "" when the source does not say
+    declined: str | None = None  # the person turned the call down: their words ("" when they gave none)
 
     @property
     def command(self) -> str | None:

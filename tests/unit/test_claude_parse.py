@@ -203,6 +203,25 @@ def test_tool_results_pair_with_their_calls(tmp_path):
     assert (calls["t2"].output, calls["t2"].is_error, calls["t2"].answered) == ("file body", True, True)
     assert (calls["t3"].output, calls["t3"].answered) == ("", False)
     assert calls["t1"].command == "make test"
+    assert [calls[t].kind for t in ("t1", "t2", "t3")] == ["shell", "read", "shell"]
+    assert calls["t1"].declined is None
+
+
+def test_a_call_the_person_turned_down_carries_their_words(tmp_path):
+    refusal = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a "
+               "file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n"
+               "keep the old name, the CI scripts call it")
+    path = write(
+        tmp_path / "s.jsonl",
+        user("rename the script"),
+        assistant("m1", tool_use("t1", "Edit", file_path="/x.py")),
+        user([tool_result("t1", refusal, is_error=True)]),
+        assistant("m2", tool_use("t2", "ExitPlanMode", plan="do it")),
+        user([tool_result("t2", "The user doesn't want to proceed with this tool use.", is_error=True)]),
+    )
+    calls = {c.id: c for x in read_transcript(path).turns for c in x.tool_calls}
+    assert calls["t1"].declined == "keep the old name, the CI scripts call it" and calls["t1"].kind == "edit"
+    assert calls["t2"].declined == "" and calls["t2"].kind == "plan"
 
 
 def test_long_tool_output_and_inputs_are_trimmed_and_images_dropped(tmp_path):

@@ -42,9 +42,11 @@ def call(name: str, output: str = "ok", *, error: bool = False, **inputs) -> Too
 
 
 def rejected(words: str) -> ToolCall:
-    return call("Edit", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
-                        f"was a file edit, the new_string was NOT written to the file). To tell you how to proceed, "
-                        f"the user said:\n{words}", error=True, file_path=f"{CWD}/a.py")
+    refused = call("Edit", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+                           f"was a file edit, the new_string was NOT written to the file). To tell you how to proceed, "
+                           f"the user said:\n{words}", error=True, file_path=f"{CWD}/a.py")
+    refused.declined = words  # as the Claude Code reader marks it (tests/unit/test_claude_parse.py)
+    return refused
 
 
 INTERRUPT = Turn("user", "[Request interrupted by user for tool use]", "interrupt")
@@ -465,6 +467,7 @@ def test_an_accepted_plan_is_a_decision_and_a_rejected_one_is_not():
         in decisions
     assert "Keep the batch size at 250 instead of 1000, because larger imports hit the request limit." in decisions
     refused = call("ExitPlanMode", "The user doesn't want to proceed with this tool use.", error=True, plan=PLAN)
+    refused.declined = ""
     result = extract(user("plan it"), agent(refused), agent(edit("sync.py")))
     assert result.note is None or not any(t.startswith("Plan approved") for t in texts(result.note, "decision"))
 

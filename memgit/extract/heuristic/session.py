@@ -22,8 +22,6 @@ _PLACEHOLDER = re.compile(r"^(?:\[REDACTED[^\]]*\]|warmup|\.+|\s*)$", re.I)
 _CONTINUATION = re.compile(r"^\s*this session is being continued from a previous conversation", re.I)
 _PLAN_APPROVED = re.compile(r"## Approved Plan:\s*(?P<plan>.+)$", re.S)
 _PLAN_PASTE = re.compile(r"^\s*(?:implement the following plan|here is the plan)\s*:?\s*", re.I)
-_REJECTED = "The user doesn't want to proceed with this tool use"
-_REJECTION_WORDS = re.compile(r"(?:reason for the rejection:|the user said:)\s*(?P<reason>.+)$", re.I | re.S)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,9 +116,9 @@ def read(transcript: Transcript) -> Session:
                 if tool_kind(call) == "plan" and call.answered and not call.is_error:
                     if plan := _plan_of(call):
                         s.plans.append(plan)
-                if call.is_error and _REJECTED in call.output:
+                if call.declined is not None:
                     interrupted = True
-                    if words := _rejection_words(call.output):
+                    if call.declined and (words := clean_user_text(call.declined)):
                         current = open_exchange(words, "rejection")
                         interrupted = True  # what the agent does next answers the same correction
             continue
@@ -171,7 +169,3 @@ def _plan_of(call: ToolCall) -> str | None:
         plan = approved.group("plan")
     return plan if isinstance(plan, str) and plan.strip() else None
 
-
-def _rejection_words(output: str) -> str | None:
-    match = _REJECTION_WORDS.search(output)
-    return clean_user_text(match.group("reason")) if match else None

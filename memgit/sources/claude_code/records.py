@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from datetime import UTC, datetime
 from typing import Any, Callable
 
@@ -198,6 +200,9 @@ class RecordParser:
         call.output = _tool_output(block.get("content"), self.clean)
         call.is_error = block.get("is_error") is True
         call.answered = True
+        if call.is_error and _DECLINED in call.output:
+            words = _DECLINE_WORDS.search(call.output)
+            call.declined = words.group("reason").strip() if words else ""
 
     def _summary(self, record: dict[str, Any]) -> None:
         leaf, title = record.get("leafUuid"), record.get("summary")
@@ -211,6 +216,9 @@ class RecordParser:
 
 
 # -- text helpers ----------------------------------------------------------------------------
+
+_DECLINED = "The user doesn't want to proceed with this tool use"  # Claude Code's answer to a refused call
+_DECLINE_WORDS = re.compile(r"(?:reason for the rejection:|the user said:)\s*(?P<reason>.+)$", re.I | re.S)
 
 
 def _redact(text: str) -> str:
