@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from datetime import UTC, datetime
-from typing import Any, Callable
-
-Clean = Callable[[str], str]
-from memgit.sources.claude_code.tools import kind as tool_kind
 from memgit.core.model import ToolCall, Turn
+from memgit.sources.claude_code.tools import kind as tool_kind
+from memgit.sources.trim import (MEMGIT_MARKER, OUTPUT_HEAD, OUTPUT_TAIL, PROMPT_HEAD, PROMPT_TAIL, Clean,
+                                 strip_tags, trim, trim_value, utc)
+from memgit.sources.trim import redact as _redact
 
-OUTPUT_HEAD = OUTPUT_TAIL = 1500  # kept of each tool output
-INPUT_HEAD = INPUT_TAIL = 1000  # kept of each long string in a tool input
-INPUT_DEPTH = 20  # tool inputs nested deeper than this are not kept
-PROMPT_HEAD = PROMPT_TAIL = 10000  # kept of a (pasted) prompt; compaction summaries are kept whole
-
-MEMGIT_MARKER = "<memgit-context"
 CONTINUATION = "This session is being continued from a previous conversation"
 # Harness text wrapped in tags inside user text: removed, the rest is the person's words.
 INJECTED_TAGS = ("system-reminder", "ide_selection", "ide_opened_file", "ide_diagnostics",
@@ -115,7 +109,7 @@ class RecordParser:
         if record.get("isCompactSummary") or text.startswith(CONTINUATION):
             if MEMGIT_MARKER in text:
                 self.injected += 1
-                text = _strip_tags(text, ("memgit-context",))
+                text = strip_tags(text, ("memgit-context",))
             self._add("user", text, "compact_summary", record)  # prime input: kept whole
             return
         classified = self._classify(text)
@@ -142,8 +136,8 @@ class RecordParser:
         if "<bash-input>" in text:
             return "command", "!" + _between(text, "bash-input").strip()
         if "<" in text:
-            text = _strip_tags(text, INJECTED_TAGS).strip()
-        return ("prompt", _trim(text, PROMPT_HEAD, PROMPT_TAIL, self.clean)) if text else None
+            text = strip_tags(text, INJECTED_TAGS).strip()
+        return ("prompt", trim(text, PROMPT_HEAD, PROMPT_TAIL, self.clean)) if text else None
 
     def _queue(self, record: dict[str, Any]) -> None:
         if record.get("operation") != "enqueue":
@@ -184,7 +178,7 @@ class RecordParser:
                 raw = block.get("input")
                 name = str(block.get("name") or "")
                 call = ToolCall(id=str(block.get("id") or ""), name=name,
-                                input=_trim_value(raw, self.clean) if isinstance(raw, dict) else {}, kind=tool_kind(name))
+                                input=trim_value(raw, self.clean) if isinstance(raw, dict) else {}, kind=tool_kind(name))
                 turn.tool_calls.append(call)
                 if call.id:
                     self.calls[call.id] = call
@@ -221,41 +215,6 @@ _DECLINED = "The user doesn't want to proceed with this tool use"  # Claude Code
 _DECLINE_WORDS = re.compile(r"(?:reason for the rejection:|the user said:)\s*(?P<reason>.+)$", re.I | re.S)
 
 
-def _redact(text: str) -> str:
-    from memgit.core import redact
-
-    return redact.redact(text)
-
-
-def _trim(text: str, head: int, tail: int, clean: Clean = _redact) -> str:
-    """Keep the head and the tail of a long text, saying how much was cut.
-
-    The whole text is redacted first: a secret across the cut (a private key whose BEGIN line is
-    kept and END line dropped) would no longer be recognisable in either half.
-    """
-    size = len(text)
-    if size <= head + tail:
-        return text
-    text = clean(text)
-    size = len(text)
-    if size <= head + tail:
-        return text
-    return f"{text[:head]}\n…[{size - head - tail} chars trimmed]…\n{text[size - tail:]}"
-
-
-def _trim_value(value: Any, clean: Clean = _redact, depth: int = 0) -> Any:
-    """Bound every string inside a tool input (Write content, Edit strings, …)."""
-    if isinstance(value, str):
-        return _trim(value, INPUT_HEAD, INPUT_TAIL, clean)
-    if depth > INPUT_DEPTH and isinstance(value, dict | list):
-        return "[nested]"
-    if isinstance(value, dict):
-        return {k: _trim_value(v, clean, depth + 1) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_trim_value(v, clean, depth + 1) for v in value]
-    return value
-
-
 def _tool_output(content: Any, clean: Clean = _redact) -> str:
     """The text of a tool_result: strings kept, images replaced by a placeholder, trimmed."""
     if isinstance(content, list):
@@ -270,10 +229,10 @@ def _tool_output(content: Any, clean: Clean = _redact) -> str:
     elif not isinstance(content, str):
         return ""
     if "<system-reminder>" in content:
-        content = _strip_tags(content, ("system-reminder",))
+        content = strip_tags(content, ("system-reminder",))
     if MEMGIT_MARKER in content:  # `memgit context` run by the agent: our own memory, not evidence
-        content = _strip_tags(content, ("memgit-context",))
-    return _trim(content.strip(), OUTPUT_HEAD, OUTPUT_TAIL, clean)
+        content = strip_tags(content, ("memgit-context",))
+    return trim(content.strip(), OUTPUT_HEAD, OUTPUT_TAIL, clean)
 
 
 def _between(text: str, tag: str) -> str:
@@ -285,29 +244,3 @@ def _between(text: str, tag: str) -> str:
     end = text.find(f"</{tag}>", start)
     return text[start:] if end < 0 else text[start:end]
 
-
-def _strip_tags(text: str, tags: tuple[str, ...]) -> str:
-    """Remove every `<tag …>…</tag>` block (to the end when unclosed)."""
-    for tag in tags:
-        opening, closing = f"<{tag}", f"</{tag}>"
-        start = text.find(opening)
-        while start >= 0:
-            end = text.find(closing, start)
-            text = text[:start] if end < 0 else text[:start] + text[end + len(closing):]
-            start = text.find(opening, start)
-    return text
-
-
-def utc(ts: Any) -> str | None:
-    """An ISO 8601 timestamp in UTC with a "Z" (Claude Code already writes them so)."""
-    if not isinstance(ts, str):
-        return None
-    if ts.endswith("Z"):
-        return ts
-    try:
-        moment = datetime.fromisoformat(ts)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")

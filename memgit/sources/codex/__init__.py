@@ -12,17 +12,12 @@ from memgit.sources.files import Listing, SessionFile, stream_size
 AGENT = AGENT_CODEX
 
 
-def read_transcript(path, *, start: int = 0, session_id: str | None = None, clean=None):
-    """See memgit.sources.codex.reader (imported on first read: a sync with nothing new never needs it)."""
-    from memgit.sources.codex import reader
+def __getattr__(name: str):  # read_transcript, peek_cwd: the reader is imported on first use (a scan never needs it)
+    if name in ("read_transcript", "peek_cwd"):
+        from memgit.sources.codex import reader
 
-    return reader.read_transcript(path, start=start, session_id=session_id, clean=clean)
-
-
-def peek_cwd(path):
-    from memgit.sources.codex import reader
-
-    return reader.peek_cwd(path)
+        return getattr(reader, name)
+    raise AttributeError(name)
 
 
 def scan(root) -> Listing:

@@ -11,17 +11,12 @@ from memgit.sources.gemini.discovery import default_root, discover
 AGENT = AGENT_GEMINI
 
 
-def read_transcript(path, *, start: int = 0, session_id: str | None = None, clean=None):
-    """See memgit.sources.gemini.reader (imported on first read: a sync with nothing new never needs it)."""
-    from memgit.sources.gemini import reader
+def __getattr__(name: str):  # read_transcript, peek_cwd: the reader is imported on first use (a scan never needs it)
+    if name in ("read_transcript", "peek_cwd"):
+        from memgit.sources.gemini import reader
 
-    return reader.read_transcript(path, start=start, session_id=session_id, clean=clean)
-
-
-def peek_cwd(path):
-    from memgit.sources.gemini import reader
-
-    return reader.peek_cwd(path)
+        return getattr(reader, name)
+    raise AttributeError(name)
 
 
 def scan(root) -> Listing:
