@@ -118,8 +118,10 @@ def count_pending(index: dict, branch: str | None, *, session_id: str | None, tr
 
     root = index["claude_projects"]
     folders = {os.path.join(root, name) for name in index["project_folders"].get(branch or "", ())}
-    if transcript_path:
-        folders.add(os.path.dirname(os.path.abspath(transcript_path)))
+    if transcript_path:  # a Claude Code session's folder holds its project's other sessions (not so for Codex, Gemini)
+        folder = os.path.dirname(os.path.abspath(transcript_path))
+        if os.path.dirname(folder) == os.path.abspath(root):
+            folders.add(folder)
     max_age, min_idle = index["max_age_days"] * 86400, index["min_idle_minutes"] * 60
     pending = eligible = 0
     for folder in folders:

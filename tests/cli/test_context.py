@@ -163,3 +163,22 @@ def test_a_frame_that_cannot_fit_gives_nothing_rather_than_a_broken_fence():
     out = briefing.assemble(repo="/m/" + "r" * 20_000, branch=None, project=None, project_part=None,
                            main_part=part("summary"), pending=0, search=False)
     assert out == ""
+
+
+def test_only_a_claude_code_sessions_folder_counts_its_siblings_as_pending(tmp_path):
+    """Codex keeps a day's rollouts of every project in one folder: they are not "started here"."""
+    claude = tmp_path / ".claude" / "projects"
+    codex_day = tmp_path / ".codex" / "sessions" / "2026" / "11" / "25"
+    for folder in (claude / "-home-demo-dev-pinion", codex_day):
+        folder.mkdir(parents=True)
+        for n in range(3):
+            (folder / f"rollout-{n}.jsonl").write_text("{}\n")
+    index = {"claude_projects": str(claude), "project_folders": {}, "max_age_days": 30, "min_idle_minutes": 0,
+             "include": [], "exclude": [], "unread": {}, "built_at": 0, "unread_other": {}}
+    import time
+
+    now = time.time() + 60
+    assert context.count_pending(index, None, session_id="x", transcript_path=str(codex_day / "rollout-9.jsonl"),
+                                 now=now) == (0, 0)
+    assert context.count_pending(index, None, session_id="x",
+                                 transcript_path=str(claude / "-home-demo-dev-pinion" / "new.jsonl"), now=now) == (3, 3)
