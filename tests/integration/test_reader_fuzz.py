@@ -82,7 +82,7 @@ def mutate(rng: random.Random, data: bytes) -> bytes:
         for line in lines:
             try:
                 record = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # an earlier mutation nested it too deep
                 out.append(line)
                 continue
             out.append(json.dumps(_wrong_types(rng, record)).encode() if rng.random() < 0.5 else line)
