@@ -1,0 +1,131 @@
+"""A person's hand on memory: `remember`, `forget`, `review` and `edit` (memgit.verbs.remember,
+memgit.verbs.forget, memgit.verbs.review)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import click
+
+from memgit.cli.app import cli, emit, json_option, load_config, repo_option
+
+project_option = click.option("--project", help="This project's scope (slug, projects/<slug> or its name).")
+global_option = click.option("--global", "global_", is_flag=True, help="Main's scope, which holds in every project.")
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--type", "type_", help="The kind of learning (preference, convention, command, gotcha, decision, fact).")
+@global_option
+@project_option
+@repo_option
+@json_option
+def remember(text, type_, global_, project, repo_path, as_json) -> None:
+    """Pin TEXT as a note of the current project (or --global / --project): every session is told it.
+
+    Example: memgit remember "Deploys happen on Fridays; never merge on Thursday evening" --global
+    """
+    from memgit.verbs.remember import remember as pin
+
+    done = pin(load_config(repo_path), text, type_=type_, project=project, global_=global_)
+    emit(as_json, {"ok": True, **asdict(done)}, f"{done.sha[:8]} {done.subject}\n  {done.branch}:{done.path}")
+
+
+@cli.command()
+@click.argument("target")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask before forgetting.")
+@repo_option
+@json_option
+def forget(target, yes, repo_path, as_json) -> None:
+    """Forget a NOTE (path or file name), a SESSION (id or prefix), or the learnings holding QUERY.
+
+    Shows what will go and asks (unless --yes or --json); one `forget` commit per scope, then the scope is
+    consolidated again. `git revert` of the commit brings it back.
+
+    Example: memgit forget "uv run pytest" --yes
+    """
+    from memgit.verbs import forget as verb
+
+    cfg = load_config(repo_path)
+    chosen = verb.plan(cfg, target)
+    if not as_json:
+        click.echo(_plan_text(chosen))
+        if not yes and not click.confirm("Forget this?", default=False):
+            raise click.Abort()
+    done = verb.forget(cfg, chosen)
+    emit(as_json, {"ok": True, **chosen.as_dict(), "commits": [asdict(c) for c in done.commits],
+                   "consolidated": [c.scope for c in done.consolidated]}, _written_text(done.commits, done.consolidated))
+
+
+def _plan_text(chosen) -> str:
+    lines = [f"{'will go' if chosen.how != 'query' else 'learnings and notes matching ' + repr(chosen.target)}:"]
+    for d in chosen.drops:
+        lines.append(f"  {d.branch}:{d.path}" + ("" if d.whole else f"  ({len(d.lines)} line(s))"))
+        lines += [f"      {line}" for line in d.lines]
+    return "\n".join(lines)
+
+
+def _written_text(commits, consolidated) -> str:
+    lines = [f"{c.sha[:8]} {c.subject}" for c in commits]
+    lines += [f"{c.sha[:8]} consolidate({c.scope})" for c in consolidated]
+    forgets = [c for c in commits if c.subject.startswith("forget(")]
+    if forgets:
+        lines.append("undo: git revert " + " ".join(c.sha[:12] for c in forgets) + " (on its branch), then memgit consolidate")
+    return "\n".join(lines)
+
+
+@cli.command()
+@click.option("--accept-all", is_flag=True, help="Accept every new learning and record the review.")
+@repo_option
+@json_option
+def review(accept_all, repo_path, as_json) -> None:
+    """Accept or reject each learning added since the last review; rejecting one forgets it.
+
+    With --json it only lists them (add --accept-all to record them as reviewed).
+
+    Example: memgit review --json
+    """
+    from memgit.verbs import review as verb
+
+    cfg = load_config(repo_path)
+    todo = verb.pending(cfg)
+    if as_json and not accept_all or not todo.learnings:
+        emit(as_json, {"ok": True, **todo.as_dict()}, "nothing new to review since the last review")
+        return
+    rejected = [] if accept_all else _ask(todo.learnings)
+    done = verb.finish(cfg, todo, rejected)
+    emit(as_json, {"ok": True, "accepted": done.accepted, "rejected": done.rejected,
+                   "commits": [asdict(c) for c in done.commits]},
+         _written_text(done.commits, done.consolidated) + f"\naccepted {done.accepted}, rejected {done.rejected}")
+
+
+def _ask(learnings) -> list:
+    """Ask about each learning: a(ccept), r(eject) or q(uit, recording nothing)."""
+    rejected = []
+    for i, x in enumerate(learnings, 1):
+        click.echo(f"[{i}/{len(learnings)}] {x.branch}:{x.path}\n  {x.line}")
+        answer = click.prompt("  accept, reject or quit", type=click.Choice(["a", "r", "q"]), default="a")
+        if answer == "q":
+            raise click.Abort()
+        if answer == "r":
+            rejected.append(x)
+    return rejected
+
+
+@cli.command()
+@click.argument("path", required=False)
+@project_option
+@global_option
+@repo_option
+def edit(path, project, global_, repo_path) -> None:
+    """Open $EDITOR on a file of the scope (default MEMORY.md of the current project) and commit it.
+
+    Example: memgit edit notes/2026-11-20-fridays.md --global
+    """
+    from memgit.verbs.remember import commit_edit, edit_target
+
+    cfg = load_config(repo_path)
+    branch, path, head, text = edit_target(cfg, path, project=project, global_=global_)
+    new = click.edit(text, extension=".md", require_save=True)
+    done = commit_edit(cfg, branch, path, head, new) if new is not None else None
+    click.echo(f"{done.sha[:8]} {done.subject}" if done else f"{branch}:{path} unchanged; nothing committed")

@@ -1,0 +1,200 @@
+"""`memgit forget`: find what a NOTE, SESSION or QUERY names, then remove it in one `forget(<scope>)`
+commit per branch and consolidate again, so the learning leaves MEMORY.md and the summary too.
+
+A learning lives in the session notes (`sessions/`); MEMORY.md, memory_summary.md and skills/ are
+derived from them. So forgetting removes the learning's lines from every note that holds them and
+runs the scope's consolidation, which reads the notes again (its cache follows each note's blob).
+`git revert` of the forget commit puts the lines back; the next consolidation reads them again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+from memgit.config import Config
+from memgit.core import vocab
+from memgit.core.ledger import format_message, one_line
+from memgit.core.notes import LEARNINGS_HEADING, split_front_matter
+from memgit.errors import MemgitError
+from memgit.verbs.remember import NOTES_DIR, Written, scope_label, writable
+
+SESSIONS_DIR = "sessions"
+_LEARNING = re.compile(rf"^[-*] \[(?P<type>{vocab.TYPE_PATTERN})\] (?P<text>.+)$")
+MIN_SESSION_PREFIX = 6  # characters of a session id that may stand for it
+
+
+@dataclass(slots=True)
+class Drop:
+    """What goes from one file: the whole file, or some of its learning lines."""
+
+    branch: str
+    path: str
+    whole: bool
+    lines: list[str] = field(default_factory=list)  # the learning lines removed, as written
+
+
+@dataclass(slots=True)
+class ForgetPlan:
+    target: str
+    how: str  # "note", "session" or "query"
+    drops: list[Drop]
+    heads: dict[str, str]  # the heads the plan was read at: the commit fails if one moved
+
+    def as_dict(self) -> dict:
+        return {"target": self.target, "how": self.how, "drops": [asdict(d) for d in self.drops]}
+
+
+@dataclass(slots=True)
+class Forgotten:
+    commits: list[Written]
+    consolidated: list = field(default_factory=list)  # memgit.verbs.consolidate_commit.ConsolidateResult
+
+
+def drop_learnings(text: str, unwanted: Callable[[str, str], bool]) -> tuple[str, list[str]]:
+    """Remove the lines of the `## Learnings` section whose (type, text) is unwanted; return (text, removed)."""
+    out, removed, inside = [], [], False
+    for line in text.splitlines(keepends=True):
+        bare = line.strip()
+        if bare == LEARNINGS_HEADING:
+            inside = True
+        elif inside and bare.startswith("#"):
+            inside = False
+        elif inside and (m := _LEARNING.match(bare)) and unwanted(m["type"], m["text"].strip()):
+            removed.append(bare)
+            continue
+        out.append(line)
+    return "".join(out), removed
+
+
+def _files(repo, heads: dict[str, str]) -> list[tuple[str, str]]:
+    """(branch, path) of every session note and pinned note on every scope's branch."""
+    return [(b, p) for b in sorted(heads) for d in (SESSIONS_DIR, NOTES_DIR)
+            for p in repo.list(heads[b], d) if p.endswith(".md")]
+
+
+def _by_path(repo, heads: dict[str, str], target: str) -> list[Drop]:
+    branch, sep, path = target.partition(":")
+    if sep and branch in heads:
+        wanted = [(branch, path.strip("/"))]
+    else:
+        wanted = [(b, target.strip("/")) for b in heads]
+    found = [Drop(b, p, True) for b, p in wanted if p.startswith((f"{SESSIONS_DIR}/", f"{NOTES_DIR}/"))
+             and repo.exists(heads[b], p)]
+    if found:
+        return found
+    name = target.rsplit("/", 1)[-1]
+    return [Drop(b, p, True) for b, p in _files(repo, heads)
+            if p.rsplit("/", 1)[-1] in (name, f"{name}.md")]
+
+
+def _by_session(texts: dict[tuple[str, str], str], target: str) -> list[Drop]:
+    drops = []
+    for (branch, path), text in texts.items():
+        if not path.startswith(f"{SESSIONS_DIR}/"):
+            continue
+        try:
+            session = str(split_front_matter(text)[0].get("session", ""))
+        except ValueError:
+            continue
+        bare = session.split("/", 1)[-1]
+        if target in (session, bare) or len(target) >= MIN_SESSION_PREFIX and bare.startswith(target):
+            drops.append(Drop(branch, path, True))
+    return drops
+
+
+def _by_query(texts: dict[tuple[str, str], str], query: str) -> list[Drop]:
+    needle = query.casefold()
+    drops = []
+    for (branch, path), text in texts.items():
+        if path.startswith(f"{NOTES_DIR}/"):
+            if needle in _body(text).casefold():
+                drops.append(Drop(branch, path, True))
+            continue
+        _, removed = drop_learnings(text, lambda _t, line: needle in line.casefold())
+        if removed:
+            drops.append(Drop(branch, path, False, removed))
+    return drops
+
+
+def _body(text: str) -> str:
+    try:
+        return split_front_matter(text)[1]
+    except ValueError:  # front matter a person broke: the whole text is the note
+        return text
+
+
+def plan(cfg: Config, target: str) -> ForgetPlan:
+    """What `forget TARGET` would remove: a note by path or file name, a session's notes, or the
+    learnings (and pinned notes) whose text holds TARGET, tried in that order.
+
+    Raises:
+        MemgitError: TARGET is empty or nothing matches it.
+        NotARepo: there is no memory repository yet.
+    """
+    from memgit.verbs.inspect import open_repo
+
+    target = target.strip()
+    if not target:
+        raise MemgitError("say what to forget: a note's path, a session id, or words of the learning")
+    with open_repo(cfg) as repo:
+        heads = {b: h for b, h in repo.branches().items() if b == vocab.MAIN or b.startswith(vocab.PREFIX)}
+        drops, how = _by_path(repo, heads, target), "note"
+        if not drops:
+            texts = {(b, p): (repo.read(heads[b], p) or b"").decode("utf-8", "replace") for b, p in _files(repo, heads)}
+            drops, how = _by_session(texts, target), "session"
+            if not drops:
+                drops, how = _by_query(texts, target), "query"
+    if not drops:
+        raise MemgitError(f"nothing matches {target!r}: no note of that path or name, no session of that id, "
+                          "no learning or pinned note holding those words (`memgit log` lists the notes)")
+    return ForgetPlan(target, how, drops, {d.branch: heads[d.branch] for d in drops})
+
+
+def forget_in(repo, drops: list[Drop], heads: dict[str, str], what: str) -> list[Written]:
+    """Commit the drops, one `forget(<scope>)` commit per branch, each on the head it was planned at.
+
+    Raises:
+        ConflictError: a branch moved since the plan (run forget again).
+        SecretFound: the gate refused a commit (a note that already held one); nothing of it was written.
+    """
+    done = []
+    for branch in sorted({d.branch for d in drops}):
+        mine = [d for d in drops if d.branch == branch]
+        changes: dict[str, bytes | None] = {}
+        for d in mine:
+            if d.whole:
+                changes[d.path] = None
+                continue
+            gone = set(d.lines)
+            text = (repo.read(heads[branch], d.path) or b"").decode("utf-8", "replace")
+            changes[d.path] = drop_learnings(text, lambda t, x: f"- [{t}] {x}" in gone or f"* [{t}] {x}" in gone)[0].encode()
+        body = "\n".join(line for d in mine for line in d.lines)
+        scope = scope_label(branch)
+        message = format_message("forget", scope, one_line(what, 100), body=body,
+                                 trailers=[("Memgit-Forget", d.path) for d in mine])
+        sha = repo.commit(branch, changes, message, expected=heads[branch])
+        done.append(Written(sha, branch, scope, ", ".join(d.path for d in mine), message.split("\n", 1)[0]))
+    return done
+
+
+def forget(cfg: Config, chosen: ForgetPlan) -> Forgotten:
+    """Carry out a plan, then consolidate the scopes it touched (and main, which reads them).
+
+    Raises:
+        ConflictError: a branch moved since the plan was made.
+        SecretFound, NotARepo, LockHeld: as the commits and the lock raise them.
+    """
+    with writable(cfg) as repo:
+        what = {"note": "", "session": "session ", "query": "learnings matching "}[chosen.how] + chosen.target
+        commits = forget_in(repo, chosen.drops, chosen.heads, what)
+        return Forgotten(commits, reconsolidate(repo, cfg, {c.branch for c in commits}))
+
+
+def reconsolidate(repo, cfg: Config, branches: set[str]) -> list:
+    """Consolidate the scopes whose notes a person changed, so MEMORY.md and the summary follow at once."""
+    from memgit.verbs import consolidate
+
+    return consolidate.run(repo, cfg, branches=sorted(b for b in branches if b.startswith(vocab.PREFIX)),
+                           include_global=True)
