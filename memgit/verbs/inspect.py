@@ -156,7 +156,7 @@ def show(cfg: Config, what: str) -> dict:
         if ":" in what and what.split(":", 1)[0] in branches:
             branch, path = what.split(":", 1)
             return _file(repo, branch, path)
-        if what.endswith(".md") or ("/" in what and not what.startswith("claude-code/")):
+        if what.endswith(".md") or ("/" in what and what.split("/", 1)[0] not in registry.PACKAGES):  # agent/id: a session
             order = sorted(branches, key=lambda b: (b != repo.checked_out(), b))
             for branch in order:
                 if repo.read(branch, what) is not None:

@@ -242,3 +242,31 @@ def test_redo_keeps_a_note_a_person_edited(memgit_cli, claude_projects, memory_p
     assert git(memory_path, "show", f"{branch}:{note}") == edited
     assert git(memory_path, "rev-parse", branch) == before
     fsck(memory_path)
+
+
+def test_sessions_failed_lists_the_sessions_the_model_failed(memgit_cli, claude_projects, fake_llm):
+    from tests.fake_llm import Reply
+
+    _write_demo(claude_projects)
+    fake_llm.default = Reply.error(400, "bad request")
+    failed = memgit_cli("sync", "--model", "openai/fake-model", "--api-base", fake_llm.api_base, "--project", "lantern")
+    assert failed.exit_code == 8, failed.stderr
+    assert failed.stderr.startswith("Error: every model call failed (2 session(s)): openai/fake-model rejected")
+    rows = json.loads(memgit_cli("sessions", "--failed", "--json").stdout)["sessions"]
+    assert sorted(r["session"][12:20] for r in rows) == ["49f61833", "c33793bc"]
+    assert all(r["state"] == "failed" and "rejected the request" in r["reason"] for r in rows)
+    # one session extracted and one failed: not every call failed, the run succeeds
+    fake_llm.default = Reply.error(400, "bad request")
+    fake_llm.script(Reply.json({"keep": False, "reason": "nothing here"}))
+    mixed = memgit_cli("sync", "--model", "openai/fake-model", "--api-base", fake_llm.api_base, "--project", "pinion",
+                       "--json")
+    assert mixed.exit_code == 0, mixed.stdout
+    assert sorted(r["kind"] for r in json.loads(mixed.stdout)["sessions"]) == ["fail", "skip"]
+
+
+def test_show_takes_any_agents_session_key(memgit_cli, claude_projects):
+    _write_demo(claude_projects)
+    assert memgit_cli("sync").exit_code == 0
+    shown = memgit_cli("show", "claude-code/7b037ddc")
+    assert shown.exit_code == 0 and "7b037ddc" in shown.stdout
+    assert memgit_cli("show", "codex/7b037ddc").exit_code == 12  # a session key, not a file: no such session
