@@ -64,6 +64,82 @@ class Config:
         return self.repo_path / ".git" / "memgit"
 
 
+# Every key a config file may hold: section -> key -> (the Config field it sets, the environment
+# variables that override the file, those the file overrides). `load` reads them; `memgit config
+# show` says where each value came from; a key not here is an error (a typo would otherwise be
+# silently ignored).
+KNOWN: dict[str, dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]]] = {
+    "repo": {"path": ("repo_path", ("MEMGIT_HOME",), ()), "author": ("author", ("MEMGIT_AUTHOR",), ())},
+    "sources": {
+        "agents": ("agents", (), ()),
+        "claude_code": ("claude_root", ("CLAUDE_CONFIG_DIR",), ()),
+        "codex": ("codex_root", (), ("CODEX_HOME",)),
+        "gemini": ("gemini_root", (), ("GEMINI_CLI_HOME",)),
+        "min_idle_minutes": ("min_idle_minutes", ("MEMGIT_MIN_IDLE_MINUTES",), ()),
+        "max_age_days": ("max_age_days", ("MEMGIT_MAX_AGE_DAYS",), ()),
+        "include": ("include_projects", (), ()),
+        "exclude": ("exclude_projects", (), ()),
+    },
+    "redact": {"extra_patterns": ("extra_redact_patterns", (), ()), "allow": ("redact_allow", (), ())},
+    "extract": {
+        "model": ("extract_model", ("MEMGIT_MODEL",), ()),
+        "api_base": ("api_base", ("MEMGIT_API_BASE",), ()),
+        "concurrency": ("concurrency", ("MEMGIT_CONCURRENCY",), ()),
+        "max_input_tokens": ("max_input_tokens", (), ()),
+        "timeout": ("timeout", (), ()),
+    },
+    "consolidate": {"model": ("consolidate_model", ("MEMGIT_CONSOLIDATE_MODEL",), ("MEMGIT_MODEL",))},
+    "context": {"summary_tokens": ("summary_tokens", (), ())},
+}
+
+
+def check_keys(data: Mapping, cfile: Path) -> None:
+    """Refuse a section or key memgit does not know, naming the closest one it does.
+
+    Raises:
+        ConfigError: an unknown section or key (a typo, most likely).
+    """
+    import difflib
+
+    for section, table in data.items():
+        if not isinstance(table, dict):  # a key outside any section: name the section it belongs in
+            keys = {k: f"[{sec}] {k}" for sec, known in KNOWN.items() for k in known}
+            close = difflib.get_close_matches(section, list(keys), n=1)
+            hint = f"; did you mean {keys[close[0]]}?" if close else f"; keys go in a section: {', '.join(KNOWN)}"
+            raise ConfigError(f"unknown key {section!r} outside any section in {cfile}{hint}")
+        if section not in KNOWN:
+            close = difflib.get_close_matches(section, list(KNOWN), n=1)
+            hint = f"; did you mean [{close[0]}]?" if close else f"; known sections: {', '.join(KNOWN)}"
+            raise ConfigError(f"unknown section [{section}] in {cfile}{hint}")
+        for key in table:
+            if key not in KNOWN[section]:
+                close = difflib.get_close_matches(key, list(KNOWN[section]), n=1)
+                hint = (f"; did you mean {close[0]}?" if close
+                        else f"; [{section}] knows: {', '.join(KNOWN[section])}")
+                raise ConfigError(f"unknown key {key!r} in [{section}] of {cfile}{hint}")
+
+
+def config_file(env: Mapping[str, str]) -> Path:
+    """The config file memgit reads (it may not exist)."""
+    return Path(env["MEMGIT_CONFIG"]) if env.get("MEMGIT_CONFIG") else config_dir(env) / "config.toml"
+
+
+def read_file(cfile: Path) -> dict:
+    """The config file's tables, checked for unknown keys; {} when there is none.
+
+    Raises:
+        ConfigError: it is not valid TOML, cannot be read, or holds an unknown key.
+    """
+    if not cfile.is_file():
+        return {}
+    try:
+        data = tomllib.loads(cfile.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as e:
+        raise ConfigError(f"cannot read {cfile}: {e}; fix or remove it") from e
+    check_keys(data, cfile)
+    return data
+
+
 def _xdg(env: Mapping[str, str], var: str, fallback: str) -> Path:
     value = env.get(var)
     return Path(value) if value else Path(env.get("HOME", str(Path.home()))) / fallback
@@ -77,17 +153,12 @@ def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) 
     """Read the configuration.
 
     Raises:
-        ConfigError: the config file is not valid TOML or a value has the wrong type.
+        ConfigError: the config file is not valid TOML, holds an unknown key, or a value has the wrong type.
     """
     env = os.environ if env is None else env
     cdir = config_dir(env)
-    cfile = Path(env["MEMGIT_CONFIG"]) if env.get("MEMGIT_CONFIG") else cdir / "config.toml"
-    data: dict = {}
-    if cfile.is_file():
-        try:
-            data = tomllib.loads(cfile.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as e:
-            raise ConfigError(f"cannot read {cfile}: {e}; fix or remove it") from e
+    cfile = config_file(env)
+    data = read_file(cfile)
     repo = data.get("repo", {})
     sources = data.get("sources", {})
     redact = data.get("redact", {})

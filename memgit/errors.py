@@ -54,6 +54,20 @@ class LockHeld(MemgitError):
     code = "lock_held"
 
 
+class AmbiguousSelector(MemgitError):
+    """A session or project named by a prefix that several of them share."""
+
+    exit_code = 11
+    code = "ambiguous"
+
+
+class NoMatch(MemgitError):
+    """A session, project or commit named that memgit does not have."""
+
+    exit_code = 12
+    code = "no_match"
+
+
 # The OSErrors that mean "this disk cannot be written", not "memgit has a bug".
 FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 STORAGE_ERRNOS = FULL_ERRNOS | {errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EISDIR, errno.EIO}

@@ -101,14 +101,18 @@ def log(project, limit, repo_path, as_json) -> None:
 @repo_option
 @json_option
 def show(what, repo_path, as_json) -> None:
-    """Print a session's note (by session id prefix) or a file (PATH or BRANCH:PATH).
+    """Print a session's note (by session id or a prefix only it has), a commit (SHA, whole or as
+    `memgit log` prints it) or a file (PATH or BRANCH:PATH).
 
     Example: memgit show 6f1c2e4a
     """
     from memgit.verbs import inspect as views
 
     data = views.show(load_config(repo_path), what)
-    if data.get("content") is not None:
+    if "commit" in data:
+        text = "\n".join([f"commit {data['commit']}", data["message"], "", "changed: " + ", ".join(data["changed"])]
+                         + ([data["content"].rstrip("\n")] if data["content"] is not None else []))
+    elif data.get("content") is not None:
         text = data["content"].rstrip("\n")
     else:
         text = "\n".join(f"{data['session']}: {e['kind']} {e['range']} {e['outcome']} {e['reason']}".rstrip()

@@ -16,14 +16,19 @@ def init(path: str | None, as_json: bool) -> None:
 
     Example: memgit init --path ~/memory
     """
+    import os
+
     from memgit.resources import repo_template_files
     from memgit.store import bootstrap
+    from memgit.verbs.settings import remember_repo_path
 
     cfg = load_config(path)
     if not bootstrap.ensure(cfg.repo_path, repo_template_files(), author=cfg.author):
         raise MemgitError(f"{cfg.repo_path} already holds a repository (with a branch main); use it or pick "
                           "another path")
-    emit(as_json, {"ok": True, "repo": str(cfg.repo_path)}, f"Created memory repository at {cfg.repo_path}")
+    note = remember_repo_path(os.environ, cfg.repo_path) if path else ""
+    emit(as_json, {"ok": True, "repo": str(cfg.repo_path), "config": note},
+         f"Created memory repository at {cfg.repo_path}" + (f"\n{note}" if note else ""))
 
 
 @cli.command()

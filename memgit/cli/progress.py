@@ -15,6 +15,7 @@ class Progress:
         self.waited = False
         self._bar = None
         self._done = 0
+        self._label = ""
 
     def __enter__(self) -> "Progress":
         return self
@@ -31,9 +32,13 @@ class Progress:
     def update(self, done: int, total: int, label: str) -> None:
         if not self.enabled or total == 0:
             return
+        self._label = label  # read by the bar at each render: a closure over `label` kept the first one
         if self._bar is None:
             self._bar = click.progressbar(length=total, label="Reading sessions", file=sys.stderr,
-                                          show_pos=True, item_show_func=lambda _: label)
+                                          show_pos=True, item_show_func=lambda _: self._label)
             self._bar.__enter__()
-        self._bar.update(done - self._done)
+        if done > self._done:
+            self._bar.update(done - self._done)
+        else:  # a new session started, none finished: show its label now
+            self._bar.render_progress()
         self._done = done

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import click
+import sys
 from dataclasses import asdict
 
+import click
+
 from memgit.cli.app import cli, emit, json_option, load_config, repo_option
+from memgit.errors import LLMError
 
 
 @cli.command()
@@ -35,9 +38,15 @@ def sync(project, session, all_, dry_run, max_sessions, redo, retry_failed, wait
     cfg = sync_mod.with_model(load_config(repo_path), model, api_base)
     with Progress(enabled=not as_json) as progress:
         result = sync_mod.run(cfg, opts, on_wait=progress.waiting, on_progress=progress.update)
-    emit(as_json, {"ok": True, **result.summary(), "waited": progress.waited,
-                    "sessions": [asdict(r) for r in result.results]},
+    failure = result.model_failure()  # what was read is printed first; then the run fails
+    emit(as_json, {"ok": not failure, **result.summary(), "waited": progress.waited,
+                    "sessions": [asdict(r) for r in result.results],
+                    **({"error": {"code": LLMError.code, "message": failure}} if failure else {})},
           _sync_text(result))
+    if failure:
+        if not as_json:
+            click.echo(f"Error: {failure}", err=True)
+        sys.exit(LLMError.exit_code)
 
 
 def _usd(cost) -> str:
@@ -71,6 +80,9 @@ def _sync_text(result) -> str:
                          f"{result.consolidation_error}")
         lines += [f"imported Claude Code memory {i['source']} onto {i['branch']}" for i in s["imported"]]
         lines += [f"warning: {w}" for w in result.warnings]
+        if result.too_old:
+            lines.append(f"{result.too_old} session(s) are older than {result.max_age_days:g} days (max_age_days); "
+                         "`memgit sync --all` reads them")
         lines.append(f"read {s['read']}, extracted {s['extracted']}, skipped {s['skipped']}, "
                      f"failed {s['failed']}, commits {s['commits']}  ({s['repo']})")
     return "\n".join(lines)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -10,12 +11,16 @@ from memgit.store import ledger_cache
 from memgit.config import Config
 from memgit.core import vocab
 from memgit.core.names import safe_name, safe_text
-from memgit.errors import MemgitError, NotARepo
+from memgit.core.selector import matching, pick
+from memgit.errors import AmbiguousSelector, MemgitError, NoMatch, NotARepo
 from memgit.core.ledger import parse_subject, parse_trailers
 from memgit.sources import registry
 from memgit.store.lengths import Lengths
 from memgit.verbs.selection import SyncOptions, eligible, select
 from memgit.verbs.import_memory import double_injection
+
+
+_HEX = re.compile(r"[0-9a-fA-F]{4,40}")
 
 
 def _iso(ts: float | int | None) -> str | None:
@@ -113,10 +118,9 @@ def log(cfg: Config, *, project: str | None = None, limit: int = 20) -> list[dic
     with open_repo(cfg) as repo:
         heads = repo.branches()
         if project:
-            wanted = {b for b in heads if b in (project, f"{vocab.PREFIX}{project}")}
-            if not wanted:
-                raise MemgitError(f"no project branch {project!r}; branches: {', '.join(sorted(heads))}")
-            heads = {b: heads[b] for b in wanted}
+            names = {b: {b, b.removeprefix(vocab.PREFIX)} for b in heads}
+            branch = pick(project, names, what="project branch", hint=f"branches: {', '.join(sorted(heads))}")
+            heads = {branch: heads[branch]}
         seen: dict[str, dict] = {}
         for branch, head in sorted(heads.items(), key=lambda kv: (kv[0] != vocab.MAIN, kv[0])):  # root -> main
             for info in repo.walk(head, limit=limit * 4 + 50):
@@ -141,28 +145,36 @@ def log(cfg: Config, *, project: str | None = None, limit: int = 20) -> list[dic
 
 
 def show(cfg: Config, what: str) -> dict:
-    """A session's note (by session id prefix) or a file (by path, or branch:path).
+    """A session's note (by its id or a prefix only it has), a commit (by SHA, whole or abbreviated) or a file.
 
     Raises:
-        MemgitError: nothing matches, or a session prefix matches several sessions.
+        NoMatch: nothing matches.
+        AmbiguousSelector: a prefix names several sessions, or a session and a commit.
     """
     with open_repo(cfg) as repo:
         branches = repo.branches()
         if ":" in what and what.split(":", 1)[0] in branches:
             branch, path = what.split(":", 1)
             return _file(repo, branch, path)
-        if what.endswith(".md") or ("/" in what and not what.startswith("claude-code/")):
+        if what.endswith(".md") or ("/" in what and what.split("/", 1)[0] not in registry.PACKAGES):  # agent/id: a session
             order = sorted(branches, key=lambda b: (b != repo.checked_out(), b))
             for branch in order:
                 if repo.read(branch, what) is not None:
                     return _file(repo, branch, what)
             raise MemgitError(f"no file {what!r} on any branch")
         led = ledger_cache.load(repo, cfg.state_dir)
-        matches = led.find_sessions(what)
+        matches = matching(what, {s: {s, s.split("/", 1)[-1]} for s in led.by_session})
+        commit = repo.resolve(what) if _HEX.fullmatch(what) else None  # as `memgit log` prints it, or whole
+        if commit and matches:
+            raise AmbiguousSelector(f"{what!r} names commit {commit[:12]} and session(s) {', '.join(matches[:5])}; "
+                                    "give more of it")
+        if commit:
+            return _commit(repo, led, commit)
         if not matches:
-            raise MemgitError(f"no session matches {what!r}; `memgit log` lists the sessions read")
+            raise NoMatch(f"no session or commit matches {what!r}; `memgit log` lists the commits and sessions read")
         if len(matches) > 1:
-            raise MemgitError(f"{what!r} matches {len(matches)} sessions: {', '.join(matches[:5])}; give more of the id")
+            raise AmbiguousSelector(f"{what!r} matches {len(matches)} sessions: {', '.join(matches[:5])}; "
+                                    "give more of the id")
         session = matches[0]
         entries = [{
             "kind": e.kind, "branch": e.branch, "range": f"{e.start}-{e.end}", "outcome": e.outcome,
@@ -173,6 +185,17 @@ def show(cfg: Config, what: str) -> dict:
         return {"session": session, "entries": entries,
                 "branch": note.branch if note else None, "path": note.note if note else None,
                 "content": content.decode("utf-8", "replace") if content is not None else None}
+
+
+def _commit(repo, led, sha: str) -> dict:
+    """A commit memgit printed: its message, the paths it changed, and the note an extract wrote."""
+    info = next(repo.walk(sha, limit=1))
+    trailers = parse_trailers(info.message)
+    note = (trailers.get("Memgit-Note") or [None])[0]
+    content = repo.read(sha, note) if note else None
+    return {"commit": sha, "time": _iso(info.time), "message": info.message.rstrip("\n"),
+            "changed": repo.changed_paths(sha), "reverted": led.is_reverted(sha), "path": note,
+            "content": content.decode("utf-8", "replace") if content is not None else None}
 
 
 def _file(repo, branch: str, path: str) -> dict:

@@ -8,6 +8,7 @@ from fnmatch import fnmatch
 
 from memgit.config import Config
 from memgit.core.ledger import Ledger
+from memgit.core.selector import pick
 from memgit.sources.files import SessionFile
 
 
@@ -41,15 +42,39 @@ def eligible(file: SessionFile, *, now: float, min_idle_minutes: float, max_age_
     return max_age_days <= 0 or age <= max_age_days * 86400
 
 
+def too_old(files: list[SessionFile], ledger: Ledger, cfg: Config, *, now: float) -> int:
+    """Transcripts never read that a sync leaves out only because they are older than max_age_days."""
+    if cfg.max_age_days <= 0:
+        return 0
+    return sum(1 for f in files if now - f.mtime > cfg.max_age_days * 86400 and ledger.processed_end(f.key) < 0
+               and _project_wanted(f.project_dir, cfg))
+
+
 def _project_wanted(project_dir: str, cfg: Config) -> bool:
     if cfg.include_projects and not any(fnmatch(project_dir, p) for p in cfg.include_projects):
         return False
     return not any(fnmatch(project_dir, p) for p in cfg.exclude_projects)
 
 
-def _matches(file: SessionFile, session: str) -> bool:
-    return file.session_id.startswith(session) or file.key.startswith(session) or \
-        file.key.split("/", 1)[1].startswith(session)
+def _names(file: SessionFile, selector: str) -> set[str]:
+    """What a session goes by: its id, and its key (agent/id) once the selector names an agent.
+
+    Without the "/" rule every key starts with "c" (claude-code/, codex/), and `--session c` would
+    name every session.
+    """
+    names = {file.session_id, file.key.split("/", 1)[1]}
+    return names | {file.key} if "/" in selector else names
+
+
+def resolve_session(files: list[SessionFile], selector: str) -> str:
+    """The key of the one session `selector` names (exact, or a prefix of its id only it has).
+
+    Raises:
+        NoMatch: no transcript on disk is named by it.
+        AmbiguousSelector: several are (listed).
+    """
+    return pick(selector, {f.key: _names(f, selector) for f in files}, what="session",
+                hint="`memgit sessions` lists them")
 
 
 def select(files: list[SessionFile], ledger: Ledger, cfg: Config, opts: SyncOptions, *, now: float,
@@ -61,15 +86,16 @@ def select(files: list[SessionFile], ledger: Ledger, cfg: Config, opts: SyncOpti
     from the start again whenever its size changed.
     """
     chosen: dict[str, Work] = {}
+    named = resolve_session(files, opts.redo or opts.session) if (opts.redo or opts.session) else None
     failed = ledger.failed() if opts.retry_failed else {}
     for file in sorted(files, key=lambda f: f.mtime):
         key = file.key
         done = ledger.processed_end(key)
         if opts.redo:
-            if _matches(file, opts.redo):
+            if key == named:
                 chosen[key] = Work(file, 0, "redo")
             continue
-        if opts.session and not _matches(file, opts.session):
+        if opts.session and key != named:
             continue
         if not _project_wanted(file.project_dir, cfg):
             continue

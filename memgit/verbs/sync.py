@@ -17,7 +17,7 @@ from memgit.errors import LLMError, MemgitError, StorageError
 from memgit.core.redact import redact_transcript
 from memgit.verbs.sync_result import SessionResult, SyncResult
 from memgit.verbs.sync_session import SyncRun, ledger_id
-from memgit.verbs.selection import SyncOptions, Work, select
+from memgit.verbs.selection import SyncOptions, Work, select, too_old
 from memgit.sources import registry
 from memgit.store.lengths import Lengths
 
@@ -91,9 +91,15 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             lengths = Lengths(cfg.state_dir, registry.length)
             work = select(listing.files, led, cfg, opts, now=now, length=lengths)
             lengths.save()
+            if opts.project:  # resolved even when nothing is new: a name that means nothing is an error
+                wanted = SyncRun(repo, cfg, led, None, "").project_filter(listing.files, opts.project)
+                work = [w for w in work if wanted(w.file)]
             if not work and not opts.dry_run:  # the common case after every session: keep it light
                 result = SyncResult(str(cfg.repo_path), extractor=_extractor_name(cfg), unreadable=_named(listing.unreadable),
                                     commits=upgraded)
+                if not (opts.all or opts.session or opts.redo or opts.retry_failed or opts.project):
+                    result.too_old = too_old(listing.files, led, cfg, now=now)  # why it read 0: say so
+                    result.max_age_days = cfg.max_age_days
                 _import_memory(repo, cfg, led, result)
                 if not _settled(repo, cfg):  # something moved since the last consolidation (a crash, a revert)
                     _after_commits(repo, cfg, result)
@@ -101,8 +107,6 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             heuristic_run = cfg.extract_model == "heuristic"
             extract, name = _extractor(cfg)
             state = SyncRun(repo, cfg, led, extract, name)
-            if opts.project:
-                work = [w for w in work if state.in_project(w.file, opts.project)]
             result = SyncResult(str(cfg.repo_path), dry_run=opts.dry_run, extractor=name, unreadable=_named(listing.unreadable),
                                 commits=upgraded)
             if opts.dry_run:
@@ -129,6 +133,8 @@ def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             if on_progress:
                 on_progress(len(work), len(work), "")
             result.commits += state.commits
+            result.model_failures = state.model_failures
+            result.warnings += state.warnings
             _import_memory(repo, cfg, led, result)
             _after_commits(repo, cfg, result, consolidate=not state.stop)  # a model known unusable: next sync
             if state.stop:

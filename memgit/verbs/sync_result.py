@@ -38,6 +38,22 @@ class SyncResult:
     warnings: list[str] = field(default_factory=list)  # e.g. a file in the worktree left out: it holds a secret
     unreadable: dict[str, str] = field(default_factory=dict)  # project folders that could not be listed, and why
     imported: list = field(default_factory=list)  # memgit.verbs.import_memory.ImportResult, one per memory folder
+    model_failures: int = 0  # sessions that failed because of the model (not of their transcript)
+    too_old: int = 0  # transcripts not read only because they are older than max_age_days
+    max_age_days: float = 0.0  # the window they are outside of (for the message)
+
+    def model_failure(self) -> str:
+        """Why the run failed when every session it tried failed because of the model; "" otherwise.
+
+        A run that recorded nothing but model failures did nothing a person asked for: the CLI
+        exits non-zero (LLMError's code) so a script or a cron job notices.
+        """
+        tried = [r for r in self.results if r.kind in ("extract", "skip", "fail")]
+        if not tried or self.model_failures < len(tried):
+            return ""
+        last = tried[-1].reason
+        return (f"every model call failed ({len(tried)} session(s)): {last}; the sessions are recorded as failed: "
+                "once fixed, run memgit sync --retry-failed")
 
     def count(self, kind: str) -> int:
         return sum(1 for r in self.results if r.kind == kind)
@@ -58,6 +74,7 @@ class SyncResult:
             "consolidated": [c.branch for c in self.consolidated],
             **({"consolidation_error": self.consolidation_error} if self.consolidation_error else {}),
             **({"warnings": self.warnings} if self.warnings else {}),
+            **({"too_old": self.too_old} if self.too_old else {}),
             "imported": [{"source": r.source, "branch": r.branch, "sha": r.sha} for r in self.imported if r.sha],
         }
 

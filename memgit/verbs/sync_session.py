@@ -18,6 +18,7 @@ from memgit.core import notes, redact, scopes, vocab
 from memgit.sources import workspace
 from memgit.config import Config
 from memgit.core.names import safe_label
+from memgit.core.selector import pick
 from memgit.errors import FULL_ERRNOS, LLMError, MemgitError, SecretFound, TranscriptGone
 from memgit.core.ledger import Ledger, format_message
 from memgit.core.model import Extraction, Transcript
@@ -83,6 +84,8 @@ class SyncRun:
         self.stop = ""  # why the model is not called again in this run (a missing or refused key, an outage)
         self.stop_recorded = False  # the session that met it has its `fail` commit
         self.unreachable = 0  # sessions in a row the model could not be reached for
+        self.model_failures = 0  # sessions recorded as `fail` because of the model (see SyncResult.model_failure)
+        self.warnings: list[str] = []  # for the run's result (a redo that kept a person's edit)
         self.halt = threading.Event()  # set by a worker on an auth failure: the others stop calling
         for branch in repo.branches():
             text = repo.read(branch, "PROJECT.md") if branch.startswith(vocab.PREFIX) else None
@@ -122,16 +125,32 @@ class SyncRun:
     def redact(self, text: str) -> str:
         return redact.redact(text, self.cfg.extra_redact_patterns)
 
-    def in_project(self, file: SessionFile, name: str) -> bool:
-        """True when a session belongs to project `name` (its slug, its name, or its folder under projects/)."""
-        if fnmatch(file.project_dir, name) or name in file.project_dir:
-            return True
-        cwd = registry.peek_cwd(file)
-        if not cwd:
-            return False
-        identity, cwd = self.identify(cwd)
-        project = scopes.resolve(identity, self.projects, cwd=cwd)
-        return project is not None and name in (project.name, project.branch, project.branch.removeprefix(vocab.PREFIX))
+    def project_filter(self, files: list[SessionFile], name: str) -> Callable[[SessionFile], bool]:
+        """Which sessions `--project name` means: one project (its name, slug or branch, exact or a
+        prefix only it has; a project not synced yet by the name it will get), one agent folder the
+        same way, or the folders a glob matches.
+
+        Raises:
+            NoMatch: no project or folder is named by it.
+            AmbiguousSelector: several are (listed).
+        """
+        if any(c in name for c in "*?["):
+            return lambda f: fnmatch(f.project_dir, name)
+        names = {p.branch: {p.name, p.branch, p.branch.removeprefix(vocab.PREFIX)} for p in self.projects}
+        owner: dict[str, str] = {}  # session key -> the project it goes to
+        for f in files:
+            cwd = registry.peek_cwd(f)
+            if not cwd:
+                continue
+            identity, cwd = self.identify(cwd)
+            project = scopes.resolve(identity, self.projects, cwd=cwd) or scopes.new_project(identity, self.projects)
+            owner[f.key] = project.branch
+            names.setdefault(project.branch, {project.name, project.branch.removeprefix(vocab.PREFIX)})
+        names.update({f"folder {f.project_dir}": {f.project_dir} for f in files})
+        found = pick(name, names, what="project", hint="`memgit status` lists the projects and folders")
+        if found.startswith("folder "):
+            return lambda f: f.project_dir == found.removeprefix("folder ")
+        return lambda f: owner.get(f.key) == found
 
     def trailers(self, work: Work, t_end: int, outcome: str, extra: list) -> list:
         file = work.file
@@ -163,6 +182,10 @@ class SyncRun:
         """Read, redact and place a session; repo writes (a new project's PROJECT.md) happen here."""
         key = work.file.key
         prep = _Prepared(work, key, end=max(work.file.size, work.start))
+        if work.why == "redo" and (edited := self.edited_note(key)):
+            prep.done = SessionResult(key, "none", start=work.start, end=work.start, reason=edited)
+            self.warnings.append(edited)
+            return prep
         try:
             t = registry.read(work.file, start=work.start, session_id=ledger_id(work.file), clean=self.redact)
             prep.end = t.end
@@ -177,6 +200,23 @@ class SyncRun:
         except Exception as e:  # recorded as a `fail` by finish() (an unreadable file: retried by --retry-failed)
             prep.error = e
         return prep
+
+    def edited_note(self, key: str) -> str:
+        """Why a redo must not overwrite a session's note: a person changed it since memgit wrote it.
+
+        The note on the branch is compared with the blob the extract commit wrote. The redo is
+        skipped rather than written beside it: a second note of one session would be consolidated
+        as a second session's learnings. "" when the note is memgit's own (or gone).
+        """
+        entry = self.ledger.note_of(key)
+        if entry is None:
+            return ""
+        now, wrote = self.repo.read(entry.branch, entry.note), self.repo.read(entry.sha, entry.note)
+        if now is None or now == wrote:
+            return ""
+        return (f"not redone: {self.clean(entry.note)} on {entry.branch} was edited by hand since memgit wrote it "
+                f"({entry.sha[:8]}); your version is kept. To redo it anyway, delete the note (or git revert "
+                "your edit) and run the redo again")
 
     def run_extractor(self, prep: _Prepared) -> Extraction | BaseException:
         """Call the extractor; its exception is returned, for finish() to record in order."""
@@ -220,6 +260,7 @@ class SyncRun:
         if isinstance(error, MemgitError):
             reason = error.message
             if isinstance(error, LLMError):  # which model, and what the failed calls cost (memgit.llm.ModelError)
+                self.model_failures += 1
                 usage = getattr(error, "usage", None)
                 extra = _usage_trailers(self.extractor_name, getattr(self.extract, "prompt_hash", ""),
                                         usage.tokens if usage else 0, usage.cost if usage else None)

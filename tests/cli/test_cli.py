@@ -11,12 +11,12 @@ from memgit.cli.commands import cli
 from memgit.sources.claude_code.synthetic import demo_sessions
 from tests.conftest import age, git
 
-COMMANDS = ["init", "sync", "status", "log", "show", "demo"]
+COMMANDS = ["init", "sync", "status", "log", "show", "demo", "sessions", "config", "config show"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_has_help_with_an_example(memgit_cli, command):
-    result = memgit_cli(command, "--help")
+    result = memgit_cli(*command.split(), "--help")
     assert result.exit_code == 0
     assert "Example" in result.stdout
 
@@ -64,12 +64,12 @@ def test_status_log_and_show_after_a_sync(memgit_cli, claude_projects, memory_pa
     only = json.loads(memgit_cli("log", "--project", "lantern", "--json").stdout)["commits"]
     assert only and {c["branch"] for c in only} == {"projects/lantern"}
     missing = memgit_cli("log", "--project", "nope")
-    assert missing.exit_code == 1 and "no project branch" in missing.stderr
+    assert missing.exit_code == 12 and "no project branch matches 'nope'" in missing.stderr
 
     show = memgit_cli("show", "projects/pinion:PROJECT.md")
     assert show.exit_code == 0 and "name: pinion" in show.stdout
     ambiguous = memgit_cli("show", "claude-code/")
-    assert ambiguous.exit_code == 1 and "matches 4 sessions" in ambiguous.stderr
+    assert ambiguous.exit_code == 11 and "matches 4 sessions" in ambiguous.stderr
 
 
 def test_sync_summary_line(memgit_cli, claude_projects):

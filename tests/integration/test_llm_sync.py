@@ -106,7 +106,10 @@ def test_a_timeout_is_a_fail_with_a_clear_reason_and_retry_failed_extracts_it_la
     set_config(hermetic_env, timeout=1)
     fake_llm.default = Reply.slow(3, NOTE)
     result = sync(memgit_cli, fake_llm)
-    assert result.exit_code == 0, result.stderr  # one unreachable session does not stop the run
+    # the run goes on after one unreachable session, but a run in which every call failed exits non-zero
+    assert result.exit_code == 8, result.stderr
+    assert result.stderr.startswith("Error: every model call failed (1 session(s)): openai/fake-model timed out")
+    assert "memgit sync --retry-failed" in result.stderr
     [row] = ledger_commits(memory_path)
     assert row["kind"] == "fail"
     assert row["reason"].startswith("openai/fake-model timed out after 1 s (2 tries)")  # a slow request is tried twice

@@ -1,0 +1,49 @@
+"""`memgit sessions` and `memgit config show`: what memgit knows of, and how it is set up."""
+
+from __future__ import annotations
+
+import click
+
+from memgit.cli.app import cli, emit, json_option, load_config, repo_option
+
+
+@cli.command()
+@click.option("--project", help="Only this project's sessions (name, slug, branch or agent folder; a unique prefix).")
+@click.option("--failed", is_flag=True, help="Only the sessions whose last read failed.")
+@repo_option
+@json_option
+def sessions(project, failed, repo_path, as_json) -> None:
+    """List the sessions memgit knows of: state (done, pending, waiting, failed, gone), branch, note.
+
+    Example: memgit sessions --project pinion --failed
+    """
+    from memgit.verbs import listing
+
+    rows = listing.sessions(load_config(repo_path), project=project, failed=failed)
+    text = "\n".join(f"{r['session'][:24]:24} {r['state']:7} {(r['branch'] or '-')[:24]:24} {r['last_sync'] or '-':20} "
+                     f"{r['reason'] or r['note'] or ''}".rstrip() for r in rows)
+    emit(as_json, {"ok": True, "sessions": rows}, text or "no sessions")
+
+
+@cli.group("config")
+def config_group() -> None:
+    """memgit's configuration.
+
+    Example: memgit config show --json
+    """
+
+
+@config_group.command("show")
+@repo_option
+@json_option
+def config_show(repo_path, as_json) -> None:
+    """Print each setting's effective value and where it came from (default, file, env, option).
+
+    Example: memgit config show --json
+    """
+    from memgit.verbs import settings
+
+    data = settings.effective(repo_path=repo_path)
+    lines = [f"{r['key']:28} {str(r['value']):40} {r['origin']}" for r in data["settings"]]
+    lines.append(f"config file: {data['config_file']}" + ("" if data["exists"] else " (none)"))
+    emit(as_json, {"ok": True, **data}, "\n".join(lines))
