@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from memgit.core import selector
 from memgit.config import Config
 from memgit.core import vocab
 from memgit.core.ledger import format_message, one_line
@@ -90,7 +91,9 @@ def _by_path(repo, heads: dict[str, str], target: str) -> list[Drop]:
 
 
 def _by_session(texts: dict[tuple[str, str], str], target: str) -> list[Drop]:
-    drops = []
+    """The notes of the one session `target` names (its id, or a prefix of at least
+    MIN_SESSION_PREFIX characters only it has); a prefix several sessions share is an error."""
+    notes_of: dict[str, list[tuple[str, str]]] = {}
     for (branch, path), text in texts.items():
         if not path.startswith(f"{SESSIONS_DIR}/"):
             continue
@@ -98,10 +101,15 @@ def _by_session(texts: dict[tuple[str, str], str], target: str) -> list[Drop]:
             session = str(split_front_matter(text)[0].get("session", ""))
         except ValueError:
             continue
-        bare = session.split("/", 1)[-1]
-        if target in (session, bare) or len(target) >= MIN_SESSION_PREFIX and bare.startswith(target):
-            drops.append(Drop(branch, path, True))
-    return drops
+        if session:
+            notes_of.setdefault(session, []).append((branch, path))
+    names = {s: (s, s.split("/", 1)[-1]) for s in notes_of}
+    found = selector.matching(target, names)
+    if not found or (len(target) < MIN_SESSION_PREFIX and target not in {n for s in found for n in names[s]}):
+        return []
+    if len(found) > 1:
+        selector.pick(target, {s: names[s] for s in found}, what="session")  # raises AmbiguousSelector
+    return [Drop(branch, path, True) for branch, path in notes_of[found[0]]]
 
 
 def _by_query(texts: dict[tuple[str, str], str], query: str) -> list[Drop]:

@@ -177,3 +177,18 @@ def test_edit_refuses_a_secret_and_keeps_the_text(memgit_cli, world, memory_path
     draft = result.stderr.split("kept in ", 1)[1].split(" ", 1)[0]
     assert key in open(draft).read() and stat.S_IMODE(os.stat(draft).st_mode) == 0o600
     assert key.encode() not in all_objects(memory_path)
+
+
+def test_forget_refuses_a_session_prefix_two_sessions_share():
+    from memgit.errors import AmbiguousSelector
+    from memgit.verbs.forget import _by_session
+
+    def note(session: str) -> str:
+        return f"---\nsession: claude-code/{session}\n---\n# A session\n"
+
+    texts = {("projects/pinion", "sessions/2026/11/a.md"): note("abcdef01-1111-4111-8111-111111111111"),
+             ("projects/pinion", "sessions/2026/11/b.md"): note("abcdef02-2222-4222-8222-222222222222")}
+    with pytest.raises(AmbiguousSelector, match="abcdef01.*abcdef02"):
+        _by_session(texts, "abcdef0")
+    assert [d.path for d in _by_session(texts, "abcdef02")] == ["sessions/2026/11/b.md"]
+    assert _by_session(texts, "abc") == []  # too short to stand for a session: read as a query instead
