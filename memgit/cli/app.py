@@ -92,7 +92,7 @@ def cli() -> None:
 
     \b
     Example:
-      memgit sync          # read new Claude Code sessions into ~/.local/share/memgit
+      memgit sync          # read new Claude Code, Codex and Gemini CLI sessions into ~/.local/share/memgit
       git -C ~/.local/share/memgit log --all
     """
 

@@ -14,7 +14,7 @@ from memgit.cli.app import cli, emit, json_option, load_config, repo_option
 @repo_option
 @json_option
 def status(repo_path, as_json) -> None:
-    """Per project: transcripts on disk, processed, pending, failed, last sync; then why sessions failed.
+    """Per agent and folder: transcripts on disk, processed, pending, failed, last sync; then why sessions failed.
 
     Example: memgit status --json
     """
@@ -125,7 +125,7 @@ def show(what, repo_path, as_json) -> None:
 @repo_option
 @json_option
 def context_cmd(cwd, repo_path, as_json) -> None:
-    """Print what a Claude Code session started here would be told; its size goes to stderr.
+    """Print what an agent's session started here would be told; its size goes to stderr.
 
     Example: memgit context --cwd ~/dev/pinion --json
     """
