@@ -1,4 +1,4 @@
-"""`memgit sessions` and `memgit config show`: what memgit knows of, and how it is set up."""
+"""`memgit sessions`, `memgit projects` and `memgit config show`: what memgit knows of, and how it is set up."""
 
 from __future__ import annotations
 
@@ -23,6 +23,26 @@ def sessions(project, failed, repo_path, as_json) -> None:
     text = "\n".join(f"{r['session'][:24]:24} {r['state']:7} {(r['branch'] or '-')[:24]:24} {r['last_sync'] or '-':20} "
                      f"{r['reason'] or r['note'] or ''}".rstrip() for r in rows)
     emit(as_json, {"ok": True, "sessions": rows}, text or "no sessions")
+
+
+@cli.command()
+@repo_option
+@json_option
+def projects(repo_path, as_json) -> None:
+    """List the projects: branch, name, remote or path identity, sessions filed there and by which agents.
+
+    Example: memgit projects --json
+    """
+    from memgit.verbs import listing
+
+    rows = listing.projects(load_config(repo_path))
+    lines = []
+    for r in rows:
+        identity = ", ".join(r["remotes"] or r["paths"]) or ("(PROJECT.md unreadable)" if not r["identity_readable"] else "-")
+        lines.append(f"{r['branch'][:32]:32} {r['sessions']:5} {','.join(r['agents']) or '-':24} "
+                     f"{r['last_sync'] or '-':20} {identity}")
+    header = f"{'branch':32} {'sess':>5} {'agents':24} {'last sync':20} identity"
+    emit(as_json, {"ok": True, "projects": rows}, "\n".join([header, *lines]) if rows else "no projects yet")
 
 
 @cli.group("config")

@@ -1,10 +1,11 @@
-"""`memgit sessions`: every session memgit knows of (on disk or in the ledger) and where it stands."""
+"""`memgit sessions` and `memgit projects`: what memgit knows of, and where each stands."""
 
 from __future__ import annotations
 
 import time
 
 from memgit.config import Config
+from memgit.core import scopes, vocab
 from memgit.core.names import safe_name
 from memgit.sources import registry
 from memgit.store import ledger_cache
@@ -51,4 +52,39 @@ def sessions(cfg: Config, *, project: str | None = None, failed: bool = False,
                      "read": max(led.processed_end(key), 0), "size": file.size if file else None,
                      "last_sync": _iso(last.time) if last else None, "note": note.note if note else None,
                      "reason": failures[key].reason if key in failures else ""})
+    return rows
+
+
+def projects(cfg: Config) -> list[dict]:
+    """Each project branch: its name, identity (remotes, paths from PROJECT.md), the sessions filed
+    there and by which agents, and the last sync that wrote to it.
+
+    Raises:
+        NotARepo: there is no memory repository.
+    """
+    with open_repo(cfg) as repo:
+        led = ledger_cache.load(repo, cfg.state_dir)
+        heads = repo.branches()
+        described = {}
+        for branch in sorted(b for b in heads if b.startswith(vocab.PREFIX)):
+            raw = repo.read(heads[branch], "PROJECT.md")
+            try:
+                described[branch] = scopes.parse_project_md(raw.decode("utf-8", "replace"), branch) if raw else None
+            except ValueError:  # a PROJECT.md a person broke: listed, without an identity
+                described[branch] = None
+    filed: dict[str, dict[str, int]] = {}
+    for entry in led.entries:
+        if entry.branch in described:
+            times = filed.setdefault(entry.branch, {})
+            times[entry.session] = max(times.get(entry.session, 0), entry.time)
+    rows = []
+    for branch, project in described.items():
+        sessions_here = filed.get(branch, {})
+        rows.append({"branch": branch, "name": project.name if project else branch.removeprefix(vocab.PREFIX),
+                     "remotes": list(project.remotes) if project else [],
+                     "paths": list(project.paths) if project else [],
+                     "sessions": len(sessions_here),
+                     "agents": sorted({key.split("/", 1)[0] for key in sessions_here}),
+                     "last_sync": _iso(max(sessions_here.values())) if sessions_here else None,
+                     "identity_readable": project is not None})
     return rows

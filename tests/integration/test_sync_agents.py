@@ -158,3 +158,16 @@ def test_no_account_name_is_stored(synced):
                            capture_output=True, check=True).stdout
     for name in names:
         assert f"/{name}/".encode() not in blobs, name
+
+
+def test_projects_lists_each_branch_with_its_identity_and_agents(synced):
+    env = faults.memgit_env(synced["home"])
+    data = json.loads(faults.memgit(synced["home"], "projects", "--json", env=env).stdout)
+    commits = {c["Memgit-Session"]: c for c in ledger_commits(synced["repo"])}
+    shared = commits[synced["claude"]]["branch"]
+    row = next(r for r in data["projects"] if r["branch"] == shared)
+    assert row["agents"] == ["claude-code", "codex"] and row["sessions"] >= 2 and row["last_sync"]
+    assert portable_path(synced["shared_cwd"]) in row["paths"] or row["remotes"]
+    assert {r["branch"] for r in data["projects"]} == {c["branch"] for c in commits.values()} - {"main"}
+    text = faults.memgit(synced["home"], "projects", env=env).stdout
+    assert shared in text and "claude-code,codex" in text
