@@ -185,3 +185,16 @@ def sha256_range(path: Path, start: int, end: int) -> str | None:
 
 def path_is_plain(path: Path) -> bool:
     return not str(path).endswith(ZSTD_SUFFIX)
+
+
+def lazy_reader(package: str):
+    """A source package's module `__getattr__`: `read_transcript` and `peek_cwd` come from its
+    `reader` module, imported on first use (listing sessions never needs the parser)."""
+    def __getattr__(name: str):
+        if name in ("read_transcript", "peek_cwd"):
+            import importlib
+
+            return getattr(importlib.import_module(f"{package}.reader"), name)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__

@@ -169,10 +169,9 @@ def prose_end(pattern: str) -> str:
     return pattern[:start] + "(?:" + inner + "|" + _CLOSING + ")" + pattern[end:]
 
 
-def _final_group(pattern: str) -> tuple[int, int] | None:
-    """(start, end) of the parenthesised group that ends `pattern`, if one does."""
-    stack: list[int] = []
-    last = None
+def _syntax(pattern: str):
+    """(index, character) of each character of `pattern` that is regex syntax: not escaped, not
+    inside a character class (where a leading `]` is a member: `[]…]`, `[^]…]`)."""
     i, in_class = 0, False
     while i < len(pattern):
         c = pattern[i]
@@ -183,42 +182,38 @@ def _final_group(pattern: str) -> tuple[int, int] | None:
             in_class = c != "]"
         elif c == "[":
             in_class = True
-            if pattern.startswith("[]", i) or pattern.startswith("[^]", i):
+            if pattern.startswith(("[]", "[^]"), i):
                 i += 2 if pattern[i + 1] == "]" else 3
                 continue
-        elif c == "(":
+        else:
+            yield i, c
+        i += 1
+
+
+def _final_group(pattern: str) -> tuple[int, int] | None:
+    """(start, end) of the parenthesised group that ends `pattern`, if one does."""
+    stack: list[int] = []
+    last = None
+    for i, c in _syntax(pattern):
+        if c == "(":
             stack.append(i)
         elif c == ")" and stack:
             last = (stack.pop(), i + 1)
-        i += 1
     return last if last and last[1] == len(pattern) else None
 
 
 def _alternatives(inner: str) -> list[str]:
     """The top-level alternatives of a group's content."""
-    out, depth, current, i, in_class = [], 0, "", 0, False
-    while i < len(inner):
-        c = inner[i]
-        if c == "\\":
-            current += inner[i : i + 2]
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c == "(":
+    cuts, depth = [-1], 0
+    for i, c in _syntax(inner):
+        if c == "(":
             depth += 1
         elif c == ")":
             depth -= 1
         elif c == "|" and depth == 0:
-            out.append(current)
-            current = ""
-            i += 1
-            continue
-        current += c
-        i += 1
-    return [*out, current]
+            cuts.append(i)
+    cuts.append(len(inner))
+    return [inner[a + 1 : b] for a, b in zip(cuts, cuts[1:])]
 
 
 # Where memgit runs a vendored rule differently, and why (Python syntax; see NOTICE.md).

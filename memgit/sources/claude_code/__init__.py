@@ -10,9 +10,11 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from memgit.sources.claude_code.reader import AGENT, peek_cwd, projects_dir, read_transcript
-from memgit.sources.claude_code.reader import scan as _scan_projects
-from memgit.sources.files import Listing, SessionFile
+from memgit.sources.claude_code.discovery import AGENT, projects_dir
+from memgit.sources.claude_code.discovery import scan as _scan_projects
+from memgit.sources.files import Listing, SessionFile, lazy_reader
+
+__getattr__ = lazy_reader(__name__)  # read_transcript, peek_cwd: the reader is imported on first use
 
 
 def default_root(env: Mapping[str, str]) -> Path:

@@ -7,17 +7,12 @@ offsets read_transcript uses.
 
 from memgit.core.model import AGENT_CODEX
 from memgit.sources.codex.discovery import default_root, discover
-from memgit.sources.files import Listing, SessionFile, stream_size
+from memgit.sources.files import Listing, SessionFile, lazy_reader, stream_size
 
 AGENT = AGENT_CODEX
 
 
-def __getattr__(name: str):  # read_transcript, peek_cwd: the reader is imported on first use (a scan never needs it)
-    if name in ("read_transcript", "peek_cwd"):
-        from memgit.sources.codex import reader
-
-        return getattr(reader, name)
-    raise AttributeError(name)
+__getattr__ = lazy_reader(__name__)  # read_transcript, peek_cwd: the reader is imported on first use
 
 
 def scan(root) -> Listing:

@@ -5,18 +5,13 @@ default_root, scan, discover, read_transcript, peek_cwd.
 """
 
 from memgit.core.model import AGENT_GEMINI
-from memgit.sources.files import Listing, SessionFile
+from memgit.sources.files import Listing, SessionFile, lazy_reader
 from memgit.sources.gemini.discovery import default_root, discover
 
 AGENT = AGENT_GEMINI
 
 
-def __getattr__(name: str):  # read_transcript, peek_cwd: the reader is imported on first use (a scan never needs it)
-    if name in ("read_transcript", "peek_cwd"):
-        from memgit.sources.gemini import reader
-
-        return getattr(reader, name)
-    raise AttributeError(name)
+__getattr__ = lazy_reader(__name__)  # read_transcript, peek_cwd: the reader is imported on first use
 
 
 def scan(root) -> Listing:
