@@ -34,6 +34,9 @@ class RedactPatterns(tuple):
 class Config:
     repo_path: Path
     author: str = DEFAULT_AUTHOR
+    remote: str = "origin"  # the remote push, pull and auto_push/auto_pull use
+    auto_push: bool = False  # push after every sync that committed
+    auto_pull: bool = False  # pull before every sync
     claude_root: Path = Path("~/.claude").expanduser()  # holds projects/
     codex_root: Path = Path("~/.codex").expanduser()  # holds sessions/, archived_sessions/
     gemini_root: Path = Path("~/.gemini").expanduser()  # holds tmp/<project>/chats/
@@ -69,7 +72,13 @@ class Config:
 # show` says where each value came from; a key not here is an error (a typo would otherwise be
 # silently ignored).
 KNOWN: dict[str, dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]]] = {
-    "repo": {"path": ("repo_path", ("MEMGIT_HOME",), ()), "author": ("author", ("MEMGIT_AUTHOR",), ())},
+    "repo": {
+        "path": ("repo_path", ("MEMGIT_HOME",), ()),
+        "author": ("author", ("MEMGIT_AUTHOR",), ()),
+        "remote": ("remote", ("MEMGIT_REMOTE",), ()),
+        "auto_push": ("auto_push", (), ()),
+        "auto_pull": ("auto_pull", (), ()),
+    },
     "sources": {
         "agents": ("agents", (), ()),
         "claude_code": ("claude_root", ("CLAUDE_CONFIG_DIR",), ()),
@@ -187,6 +196,9 @@ def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) 
         return Config(
             repo_path=Path(os.path.expanduser(str(path))).absolute(),
             author=str(env.get("MEMGIT_AUTHOR") or repo.get("author") or DEFAULT_AUTHOR),
+            remote=str(env.get("MEMGIT_REMOTE") or repo.get("remote") or "origin"),
+            auto_push=_flag(repo, "auto_push", cfile),
+            auto_pull=_flag(repo, "auto_pull", cfile),
             claude_root=Path(os.path.expanduser(str(claude))).absolute(),
             codex_root=Path(os.path.expanduser(str(codex))).absolute(),
             gemini_root=Path(os.path.expanduser(str(gemini))).absolute(),
@@ -210,6 +222,18 @@ def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) 
         )
     except (TypeError, ValueError) as e:
         raise ConfigError(f"bad value in {cfile} or MEMGIT_* environment: {e}") from e
+
+
+def _flag(section: Mapping, key: str, cfile: Path) -> bool:
+    """A true/false key of [repo].
+
+    Raises:
+        ConfigError: the value is not a TOML boolean (a quoted "false" would read as true).
+    """
+    value = section.get(key, False)
+    if not isinstance(value, bool):
+        raise ConfigError(f"[repo] {key} in {cfile} must be true or false, not {value!r}")
+    return value
 
 
 def _regexes(section: Mapping, key: str, cfile: Path) -> tuple[str, ...]:

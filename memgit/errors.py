@@ -68,6 +68,13 @@ class NoMatch(MemgitError):
     code = "no_match"
 
 
+class RemoteError(MemgitError):
+    """A remote could not be reached, refused a push or a fetch, or is not a memgit repository."""
+
+    exit_code = 13
+    code = "remote"
+
+
 # The OSErrors that mean "this disk cannot be written", not "memgit has a bug".
 FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 STORAGE_ERRNOS = FULL_ERRNOS | {errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EISDIR, errno.EIO}

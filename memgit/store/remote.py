@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from memgit.core.vocab import MAIN, PREFIX
 from memgit.errors import SecretFound
 from memgit.store import scan as scan_mod
 
@@ -27,3 +28,18 @@ def ensure_pushable(repo, extra_patterns: Sequence[str] = ()) -> None:
     more = f" and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
     raise SecretFound(f"refusing to push: the history holds {len(found)} possible secret(s): {listed}{more}. "
                       "Nothing was sent. Remove them from the history first (see `memgit scan --help`)")
+
+
+def is_memgit_branch(branch: str) -> bool:
+    """The branches memgit pushes, pulls and clones: main and projects/*."""
+    return branch == MAIN or branch.startswith(PREFIX)
+
+
+def remote_heads(repo, remote: str) -> dict[str, str]:
+    """The memgit branches as last fetched from `remote`: {branch: sha} from refs/remotes/<remote>/*.
+
+    No network: what the last fetch (or `git fetch`) left in the repository.
+    """
+    prefix = f"refs/remotes/{remote}/"
+    return {ref[len(prefix):]: sha for ref, sha in repo.refs().items()
+            if ref.startswith(prefix) and is_memgit_branch(ref[len(prefix):])}
