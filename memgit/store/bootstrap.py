@@ -23,7 +23,7 @@ import fcntl
 import os
 import shutil
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -67,7 +67,28 @@ def ensure(path: Path, files: Mapping[str, bytes], *, author: str) -> bool:
             is left where the repository goes.
         LockHeld: another process has held the creation lock for LOCK_TIMEOUT seconds.
     """
+    return _create(Path(os.path.realpath(path)), lambda where: _init(where, files, author))
+
+
+def clone(path: Path, fill: Callable[[Path], None]) -> None:
+    """Create the memory repository at path from another one: `fill(where)` makes the repository at
+    `where` (an empty one fetched from a remote, its branches created); built beside path and renamed
+    into place like a new one, so a clone cut short leaves nothing where the repository goes.
+
+    Raises:
+        MemgitError: path already holds a memory repository, or something else.
+        StorageError, LockHeld: as ensure.
+        Whatever fill raises (nothing is left behind).
+    """
     path = Path(os.path.realpath(path))
+    if has_main(path):
+        raise MemgitError(f"{path} already holds a memory repository; to join another machine's memory to it: "
+                          "memgit remote add origin URL && memgit pull")
+    if not _create(path, fill):
+        raise MemgitError(f"{path} was created by another memgit meanwhile; to join: memgit pull")
+
+
+def _create(path: Path, make: Callable[[Path], None]) -> bool:
     if has_main(path):
         return False
     with _creating(path):
@@ -80,7 +101,7 @@ def ensure(path: Path, files: Mapping[str, bytes], *, author: str) -> bool:
             if has_main(path):  # another process made it while we waited
                 return False
             _clear_leftovers(path)
-            _build(path, files, author)
+            _build(path, make)
             return True
 
 
@@ -166,14 +187,18 @@ def _cut_short(git: Path) -> bool:
         return True
 
 
-def _build(path: Path, files: Mapping[str, bytes], author: str) -> None:
-    """Build the repository beside path and rename it into place in one step."""
+def _init(where: Path, files: Mapping[str, bytes], author: str) -> None:
     from memgit.store.repo import MemoryRepo
 
+    with MemoryRepo.init(where, files, author=author) as repo:
+        repo.set_setting("skeleton", str(SKELETON))
+
+
+def _build(path: Path, make: Callable[[Path], None]) -> None:
+    """Build the repository beside path and rename it into place in one step."""
     tmp = path.with_name(f".{path.name}{CREATING}{os.getpid()}")
     try:
-        with MemoryRepo.init(tmp, files, author=author) as repo:
-            repo.set_setting("skeleton", str(SKELETON))
+        make(tmp)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)  # a full disk: what was written is in the way; a kill: the next run
         raise
@@ -184,8 +209,7 @@ def _build(path: Path, files: Mapping[str, bytes], author: str) -> None:
             raise  # the next run clears tmp
         # path is a mount point: build in place; a crash now leaves a .git the next run redoes
         shutil.rmtree(tmp)
-        with MemoryRepo.init(path, files, author=author) as repo:
-            repo.set_setting("skeleton", str(SKELETON))
+        make(path)
     _fsync_dir(path.parent)
 
 

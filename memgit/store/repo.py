@@ -69,17 +69,37 @@ class MemoryRepo(RepoEdits):
             raise MemgitError(f"{path} already holds {kind} repository; use it or pick another path")
         if path.exists() and (not path.is_dir() or any(path.iterdir())):
             raise MemgitError(f"{path} exists and is not an empty directory; pick another path")
+        self = cls.empty(path, author=author, gate=gate, extra_patterns=extra_patterns)
+        changes = {p.encode(): (None, data) for p, data in files.items()}
+        self._commit(MAIN, changes, INIT_MESSAGE, parent=None, base=None, allow_empty=True)
+        return self
+
+    @classmethod
+    def empty(
+        cls, path: Path, *, author: str = DEFAULT_AUTHOR, gate: Gate | None = None,
+        extra_patterns: Sequence[str] = (),
+    ) -> MemoryRepo:
+        """Create a repository at path without a commit, `main` to be checked out (a clone fills it)."""
         path.mkdir(parents=True, exist_ok=True)
-        repo = Repo.init(str(path), default_branch=b"main")
+        repo = Repo.init(str(path), default_branch=MAIN.encode())
         config = repo.get_config()
         # Loose objects survive a power cut. Not core.fsyncObjectFiles: git >= 2.36 warns
         # about it on every command; memgit's own writes fsync regardless (see __init__).
         config.set((b"core",), b"fsync", b"loose-object")
         config.write_to_path()
-        self = cls(repo, author=author, gate=gate, extra_patterns=extra_patterns)
-        changes = {p.encode(): (None, data) for p, data in files.items()}
-        self._commit(MAIN, changes, INIT_MESSAGE, parent=None, base=None, allow_empty=True)
-        return self
+        return cls(repo, author=author, gate=gate, extra_patterns=extra_patterns)
+
+    def check_out_new(self, heads: Mapping[str, str]) -> None:
+        """Create each branch at its sha in a repository that has none yet; main's files are written
+        to the worktree (a clone: the branches come from a remote, nothing is committed).
+
+        Raises:
+            MemgitError: a branch exists already, or a sha is not in the object store.
+        """
+        for branch, sha in sorted(heads.items(), key=lambda kv: kv[0] != MAIN):
+            if sha.encode() not in self._objects:
+                raise MemgitError(f"cannot create {branch}: {sha[:12]} is not in the repository")
+            self._publish(branch, None, sha.encode(), "branch: cloned")
 
     @classmethod
     def open(

@@ -65,6 +65,31 @@ def _estimate(extractor, work: Work, cfg: Config) -> tuple[int, float | None]:
 def run(cfg: Config, opts: SyncOptions, *, now: float | None = None,
         on_wait: Callable[[int | None], None] | None = None,
         on_progress: Callable[[int, int, str], None] | None = None) -> SyncResult:
+    """Sync transcripts into the memory repo, one commit per session read; with `[repo] auto_pull`
+    pull first, with `auto_push` push afterwards (a failure of either is a warning, recorded for
+    `memgit status`: a sync never fails, nor waits long, on a network).
+
+    Raises: as _sync.
+    """
+    pulled = None
+    if not opts.dry_run and cfg.auto_pull:
+        from memgit.verbs import remote
+
+        ensure_repo(cfg)
+        pulled = remote.auto_pull(cfg, wait=opts.wait)
+    result = _sync(cfg, opts, now=now, on_wait=on_wait, on_progress=on_progress)
+    result.warnings += [pulled] if pulled else []
+    if not opts.dry_run and cfg.auto_push:
+        from memgit.verbs import remote
+
+        pushed = remote.auto_push(cfg)
+        result.warnings += [pushed] if pushed else []
+    return result
+
+
+def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
+          on_wait: Callable[[int | None], None] | None = None,
+          on_progress: Callable[[int, int, str], None] | None = None) -> SyncResult:
     """Sync transcripts into the memory repo, one commit per session read.
 
     With an LLM (`cfg.extract_model` is a litellm model string) up to `cfg.concurrency` sessions

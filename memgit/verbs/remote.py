@@ -1,0 +1,231 @@
+"""Remotes (DESIGN §5b): `memgit remote`, `push`, `pull`, `clone`, and `[repo] auto_push` /
+`auto_pull` around a sync.
+
+The transport is memgit.store.remote's; joining what a pull fetched is memgit.verbs.pull's. Every
+push and pull leaves its outcome in memgit.store.remote_log, which `memgit status` shows: an
+automatic one runs after a sync, often in the background, where nobody sees it fail.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from memgit.config import Config
+from memgit.core.vocab import MAIN
+from memgit.errors import MemgitError, RemoteError
+from memgit.store import remote as transport
+from memgit.store import remote_log
+from memgit.verbs.inspect import open_repo
+
+log = logging.getLogger("memgit.verbs.remote")
+Progress = Callable[[str], None] | None
+
+
+@dataclass(slots=True)
+class PushReport:
+    remote: str
+    url: str
+    updated: dict[str, list]  # branch -> [old sha on the remote or None, new sha]
+    deleted: list[str]  # branches joined into another here, so removed from the remote
+    objects: int  # objects sent
+    bytes: int
+
+
+@dataclass(slots=True)
+class PullReport:
+    remote: str
+    url: str
+    fetched: int  # objects received
+    branches: list[dict] = field(default_factory=list)  # per branch: what joining did
+    conflicts: list[dict] = field(default_factory=list)  # {branch, paths}: left as they were here
+    consolidated: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class CloneReport:
+    repo: str
+    remote: str
+    url: str
+    branches: dict[str, str]  # branch -> sha
+
+
+def remotes(cfg: Config) -> list[dict]:
+    """The configured remotes, each with its URL (a password, if any, hidden) and its last push and pull."""
+    with open_repo(cfg) as repo:
+        found = transport.list_remotes(repo)
+    outcomes = remote_log.read(cfg.state_dir)
+    return [{"name": name, "url": transport.describe_url(url), "default": name == cfg.remote,
+             **{op: outcomes.get(name, {}).get(op) for op in ("push", "pull")}}
+            for name, url in sorted(found.items())]
+
+
+def add(cfg: Config, name: str, url: str) -> None:
+    """Add a remote (nothing is sent or fetched).
+
+    Raises:
+        RemoteError: the name is taken or not valid, or the URL holds a password.
+    """
+    with open_repo(cfg) as repo:
+        transport.add_remote(repo, name, url)
+
+
+def remove(cfg: Config, name: str) -> None:
+    """Remove a remote and what was fetched from it (the remote itself is not touched).
+
+    Raises:
+        RemoteError: no remote has that name.
+    """
+    with open_repo(cfg) as repo:
+        transport.remove_remote(repo, name)
+    remote_log.forget(cfg.state_dir, name)
+
+
+def _url(repo, name: str) -> str:
+    found = transport.list_remotes(repo)
+    if name not in found:
+        known = f" (this repository has: {', '.join(sorted(found))})" if found else ""
+        raise RemoteError(f"no remote named {name!r}{known}; add one with: memgit remote add {name} URL")
+    return found[name]
+
+
+def push(cfg: Config, remote: str | None = None, *, progress: Progress = None) -> PushReport:
+    """Send every memgit branch to the remote: only the objects it lacks.
+
+    A branch this repository joined into another (a project renamed to the remote's name, or
+    `projects merge`) is deleted on the remote too, once its history is inside a branch pushed.
+
+    Raises:
+        RemoteError: no such remote, it cannot be reached, or it holds commits this repository
+            lacks (pull first); nothing is forced.
+        SecretFound: the history holds a possible secret; nothing was sent.
+    """
+    name = remote or cfg.remote
+    try:
+        with open_repo(cfg) as repo:
+            url = _url(repo, name)
+            repo.record_edits()  # a person's edits in the worktree go along
+            local = {b: sha for b, sha in repo.branches().items() if transport.is_memgit_branch(b)}
+            joined = [b for b, sha in transport.remote_heads(repo, name).items()
+                      if b not in local and any(repo.is_ancestor(sha, head) for head in local.values())]
+            sent = transport.push(repo, name, local, delete=joined, progress=progress)
+    except MemgitError as e:
+        remote_log.record(cfg.state_dir, name, "push", False, e.message)
+        raise
+    changed = len(sent.updated) + len(sent.deleted)
+    remote_log.record(cfg.state_dir, name, "push", True,
+                      f"{changed} branch(es) updated" if changed else "already up to date")
+    return PushReport(name, transport.describe_url(url), {b: list(v) for b, v in sent.updated.items()},
+                      list(sent.deleted), sent.objects, sent.bytes)
+
+
+def pull(cfg: Config, remote: str | None = None, *, progress: Progress = None, wait: bool = True) -> PullReport:
+    """Fetch the remote's memgit branches and join each into this repository (DESIGN §5b).
+
+    Raises:
+        RemoteError: no such remote, it cannot be reached, or it is not a memgit repository.
+        LockHeld: a sync is running and `wait` is false.
+    """
+    from memgit.verbs import pull as joining
+
+    name = remote or cfg.remote
+    try:
+        with open_repo(cfg) as repo:
+            url = _url(repo, name)
+            fetched = transport.fetch(repo, name, progress=progress)
+            joined = joining.join(repo, cfg, name, wait=wait)
+    except MemgitError as e:
+        remote_log.record(cfg.state_dir, name, "pull", False, e.message)
+        raise
+    report = PullReport(name, transport.describe_url(url), fetched.objects, joined.rows(),
+                        joined.conflict_rows(), list(joined.consolidated))
+    if report.conflicts:
+        paths = sorted(p for c in report.conflicts for p in c["paths"])
+        remote_log.record(cfg.state_dir, name, "pull", False,
+                          f"conflicting edits in {', '.join(paths[:5])}{' …' if len(paths) > 5 else ''}")
+    else:
+        remote_log.record(cfg.state_dir, name, "pull", True, "joined")
+    return report
+
+
+def clone(cfg: Config, url: str, *, name: str = "origin", progress: Progress = None) -> CloneReport:
+    """Create the memory repository from a remote: every memgit branch, `main` checked out, the
+    remote added under `name`. Nothing is extracted again afterwards: the ledger travels with
+    the history.
+
+    Raises:
+        MemgitError: a memory repository (or something else) is already at the configured path.
+        RemoteError: the URL cannot be reached or holds no memgit repository.
+    """
+    from memgit.store import bootstrap, ledger_cache
+    from memgit.store.repo import MemoryRepo
+    from memgit.verbs import briefing
+
+    heads: dict[str, str] = {}
+
+    def fill(where) -> None:
+        with MemoryRepo.empty(where, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
+            transport.add_remote(repo, name, url)
+            fetched = transport.fetch(repo, name, progress=progress)
+            if MAIN not in fetched.heads:
+                raise RemoteError(f"{transport.describe_url(url)} holds no memory repository (no branch {MAIN}); "
+                                  f"to start one there from this machine: memgit init && memgit remote add {name} "
+                                  f"URL && memgit push")
+            repo.check_out_new(fetched.heads)
+            heads.update(fetched.heads)
+
+    bootstrap.clone(cfg.repo_path, fill)
+    with open_repo(cfg) as repo:
+        ledger_cache.load(repo, cfg.state_dir)  # read once now, not at the first session start
+        briefing.refresh(repo, cfg, list(repo.branches()))
+    remote_log.record(cfg.state_dir, name, "pull", True, "cloned")
+    return CloneReport(str(cfg.repo_path), name, transport.describe_url(url), heads)
+
+
+def unpushed(repo, remote: str) -> list[str]:
+    """Memgit branches whose head is not what the last push or fetch saw on the remote (no network)."""
+    tracked = transport.remote_heads(repo, remote)
+    return sorted(b for b, sha in repo.branches().items()
+                  if transport.is_memgit_branch(b) and tracked.get(b) != sha)
+
+
+def has_remote(cfg: Config, name: str) -> bool:
+    with open_repo(cfg) as repo:
+        return name in transport.list_remotes(repo)
+
+
+def auto_pull(cfg: Config, *, wait: bool = True) -> str | None:
+    """Pull before a sync when `[repo] auto_pull` is on and the remote exists; a failure is
+    recorded and returned as a warning, never raised: a sync must not wait on a network."""
+    if not cfg.auto_pull:
+        return None
+    try:
+        if not has_remote(cfg, cfg.remote):
+            return f"[repo] auto_pull is on, but there is no remote {cfg.remote!r}: memgit remote add {cfg.remote} URL"
+        report = pull(cfg, wait=wait)
+    except MemgitError as e:
+        log.warning("auto pull from %s failed: %s", cfg.remote, e.message)
+        return f"auto pull from {cfg.remote} failed: {e.message}"
+    if report.conflicts:
+        return f"auto pull from {cfg.remote}: conflicting edits left unjoined (memgit pull shows them)"
+    return None
+
+
+def auto_push(cfg: Config) -> str | None:
+    """Push after a sync when `[repo] auto_push` is on and a branch moved since the last push;
+    a failure is recorded and returned as a warning, never raised."""
+    if not cfg.auto_push:
+        return None
+    try:
+        with open_repo(cfg) as repo:
+            if cfg.remote not in transport.list_remotes(repo):
+                return (f"[repo] auto_push is on, but there is no remote {cfg.remote!r}: "
+                        f"memgit remote add {cfg.remote} URL")
+            if not unpushed(repo, cfg.remote):
+                return None
+        push(cfg)
+    except MemgitError as e:
+        log.warning("auto push to %s failed: %s", cfg.remote, e.message)
+        return f"auto push to {cfg.remote} failed: {e.message}"
+    return None
