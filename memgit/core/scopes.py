@@ -251,19 +251,24 @@ def new_project(identity: Identity, projects: Sequence[Project]) -> Project:
     A slug is taken case-insensitively (refs collide on case-insensitive file systems); a taken
     slug gets `-2`, `-3`... and stays within `MAX_SLUG` characters.
     """
-    taken = {branch_slug(p.branch).lower() for p in projects}
-    base = project_slug(identity.name)
-    slug, n = base, 2
-    while slug in taken:
-        suffix = f"-{n}"
-        slug = (base[: MAX_SLUG - len(suffix)].rstrip("-") or DEFAULT_SLUG) + suffix
-        n += 1
     return Project(
-        branch=BRANCH_PREFIX + slug,
+        branch=free_branch(project_slug(identity.name), [p.branch for p in projects]),
         name=identity.name,
         remotes=(identity.remote,) if identity.remote else (),
         paths=(identity.path,),
     )
+
+
+def free_branch(base: str, taken: Sequence[str]) -> str:
+    """Return `projects/<base>`, or `-2`, `-3`... when a branch in `taken` has that slug (case-insensitively:
+    refs collide on case-insensitive file systems), within `MAX_SLUG` characters."""
+    slugs = {branch_slug(b).lower() for b in taken}
+    slug, n = base, 2
+    while slug.lower() in slugs:
+        suffix = f"-{n}"
+        slug = (base[: MAX_SLUG - len(suffix)].rstrip("-") or DEFAULT_SLUG) + suffix
+        n += 1
+    return BRANCH_PREFIX + slug
 
 
 # --- PROJECT.md ----------------------------------------------------------------------------

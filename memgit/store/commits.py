@@ -151,9 +151,10 @@ class RepoCommits(RepoReads):
 
     def _commit(
         self, branch: str, changes: Changes, message: str, *,
-        parent: bytes | None, base: bytes | None, allow_empty: bool,
+        parent: bytes | None, base: bytes | None, allow_empty: bool, merged: bytes | None = None,
     ) -> str:  # fmt: skip
-        """Build, gate, write and publish one commit whose first parent is `base`."""
+        """Build, gate, write and publish one commit whose first parent is `base` (and second
+        `merged`: a merge commit, made even when the tree does not change)."""
         base_tree = self._objects[base].tree if base else None
         staging = Staging(self._objects)
         edits, gated = [], {}
@@ -171,14 +172,14 @@ class RepoCommits(RepoReads):
                 staging.add_object(blob)
                 edits.append((path, mode, blob.id))
                 gated[os.fsdecode(path)] = data
-        if not edits and not allow_empty:
+        if not edits and not allow_empty and merged is None:
             if parent is None and base is not None:  # a fork without changes: just the branch
                 self._publish(branch, None, base, f"branch: created from {base.decode()}")
             return (base or b"").decode()
         message = gate_commit(self.gate, gated, message, branch, self.extra_patterns)
         tree_id = commit_tree_changes(staging, base_tree or Tree(), edits)
         c = Commit()
-        c.tree, c.parents = tree_id, [base] if base else []
+        c.tree, c.parents = tree_id, ([base] if base else []) + ([merged] if merged else [])
         c.author = c.committer = self.author.encode()
         c.author_time = c.commit_time = int(time.time())
         c.author_timezone = c.commit_timezone = 0

@@ -8,6 +8,7 @@ gathers its jobs from the modules beside it, each with one:
                 compare-and-swap, retried on a lost race; revert
     edits.py    a person's edits to the checked-out worktree, committed with secrets left out
     worktree.py the checked-out branch's worktree and index moved along (index.py: the index)
+    merge.py    merge commits of another machine's branches, branches created, moved, renamed, deleted
 
 The store package is the only code that imports dulwich. It works on the object store and refs,
 so any branch can be written while another is checked out (DESIGN §3).
@@ -23,7 +24,7 @@ from dulwich.repo import Repo
 
 from memgit.core.vocab import MAIN
 from memgit.errors import MemgitError, NotARepo
-from memgit.store.edits import RepoEdits
+from memgit.store.merge import RepoMerges
 from memgit.store.gate import Gate, redact_gate
 from memgit.store.objects import Objects
 from memgit.store.worktree import Worktree
@@ -32,7 +33,7 @@ DEFAULT_AUTHOR = "memgit <memgit@localhost>"
 INIT_MESSAGE = "init(main): create memory repository"
 
 
-class MemoryRepo(RepoEdits):
+class MemoryRepo(RepoMerges):
     """A memgit repository on disk (normally non-bare, with `main` checked out)."""
 
     def __init__(self, repo: Repo, *, author: str, gate: Gate | None = None, extra_patterns: Sequence[str] = ()):
