@@ -25,14 +25,17 @@ def sessions(project, failed, repo_path, as_json) -> None:
     emit(as_json, {"ok": True, "sessions": rows}, text or "no sessions")
 
 
-@cli.command()
+@cli.group(invoke_without_command=True)
 @repo_option
 @json_option
-def projects(repo_path, as_json) -> None:
+@click.pass_context
+def projects(ctx, repo_path, as_json) -> None:
     """List the projects: branch, name, remote or path identity, sessions filed there and by which agents.
 
     Example: memgit projects --json
     """
+    if ctx.invoked_subcommand is not None:
+        return
     from memgit.verbs import listing
 
     rows = listing.projects(load_config(repo_path))
@@ -43,6 +46,27 @@ def projects(repo_path, as_json) -> None:
                      f"{r['last_sync'] or '-':20} {identity}")
     header = f"{'branch':32} {'sess':>5} {'agents':24} {'last sync':20} identity"
     emit(as_json, {"ok": True, "projects": rows}, "\n".join([header, *lines]) if rows else "no projects yet")
+
+
+@projects.command("merge")
+@click.argument("into")
+@click.argument("other")
+@repo_option
+@json_option
+def projects_merge(into, other, repo_path, as_json) -> None:
+    """Join project OTHER into project INTO: its notes and history, its identity (remotes, paths) in
+    INTO's PROJECT.md; OTHER's branch is deleted and its future sessions go to INTO.
+
+    Example: memgit projects merge pinion pinion-2
+    """
+    from dataclasses import asdict
+
+    from memgit.verbs import projects as verb
+
+    done = verb.merge(load_config(repo_path), into, other)
+    text = (f"joined {done.merged} into {done.into} ({done.head[:12]}); identity: "
+            f"{', '.join(done.remotes + done.paths)}")
+    emit(as_json, {"ok": True, **asdict(done)}, text)
 
 
 @cli.group("config")
