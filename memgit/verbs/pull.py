@@ -102,10 +102,9 @@ def _join_branch(repo, remote: str, name: str, theirs: dict[str, str], identitie
         moved_to = scopes.free_branch(scopes.branch_slug(name), [*heads, *theirs])  # two projects, one slug
         repo.rename_branch(name, moved_to, expected=local)
         heads, local = repo.branches(), None
+    if local is None and (into := _holding(repo, name, sha, other, heads)):  # joined here before, under another name
+        return [BranchJoined(name, AHEAD, heads[into], into=into, moved_to=moved_to)]
     kin = _kin(repo, name, other, heads, theirs, identities)
-    for k in kin:
-        if repo.is_ancestor(sha, heads[k]):  # joined here before, under the local name
-            return [BranchJoined(name, AHEAD, heads[k], into=k, moved_to=moved_to)]
     target, renamed_from, ours = name, None, local
     if local is None and kin:
         first = kin.pop(0)
@@ -169,6 +168,18 @@ def _kin(repo, name: str, other: scopes.Project | None, heads: dict[str, str], t
             continue  # the remote has it under its own name: it joins there
         found.append(branch)
     return found
+
+
+def _holding(repo, name: str, sha: str, other: scopes.Project | None, heads: dict[str, str]) -> str | None:
+    """The local project branch of the same identity that already holds commit sha, if any."""
+    if not name.startswith(PREFIX) or other is None:
+        return None
+    for branch in sorted(heads):
+        if branch.startswith(PREFIX) and branch != name and repo.is_ancestor(sha, heads[branch]):
+            mine = joining.project(repo, branch, heads[branch])
+            if mine is not None and rules.overlaps(mine, other):
+                return branch
+    return None
 
 
 def _disjoint(mine: scopes.Project | None, other: scopes.Project | None) -> bool:

@@ -249,6 +249,7 @@ def test_same_remote_under_another_slug_is_renamed_to_the_remotes_name(tmp_path)
     b.session(b.project("pinion", PINION), "docker")
     b.sync()
     notes_here = a.notes("projects/pinion-2")
+    git(a.repo, "switch", "-q", "projects/pinion-2")  # a person looking at it: HEAD follows the rename
     a.fetch(b)
     joined = a.join()
     assert joined.ok, joined
@@ -261,6 +262,9 @@ def test_same_remote_under_another_slug_is_renamed_to_the_remotes_name(tmp_path)
     branches = a.branches()
     assert "projects/pinion-2" not in branches and "projects/pinion-3" in branches
     assert set(notes_here) < set(a.notes("projects/pinion"))
+    assert git(a.repo, "symbolic-ref", "HEAD").strip() == "refs/heads/projects/pinion"
+    assert git(a.repo, "status", "--porcelain") == ""
+    assert all((a.repo / note).is_file() for note in a.notes("projects/pinion"))
     assert "projects/pinion-3" in a.show("projects/pinion-3", "memory_summary.md")  # consolidated under its name
     moved = scopes.parse_project_md(a.show("projects/pinion-3", "PROJECT.md"), "projects/pinion-3")
     assert [scopes.normalise_remote(r) for r in moved.remotes] == ["github.com/other/pinion"]
@@ -311,11 +315,16 @@ def test_a_projects_merge_on_one_machine_is_followed_by_the_other(tmp_path):
     from memgit.verbs import projects
 
     projects.merge(a.cfg, "pinion", "cog")
+    git(b.repo, "switch", "-q", "projects/cog")  # checked out on b: HEAD and worktree go where it went
     b.fetch(a)
     joined = b.join()
     assert joined.deleted == ["projects/cog"]
     assert "projects/cog" not in b.branches()
     assert b.branches() == a.branches()
+    assert git(b.repo, "symbolic-ref", "HEAD").strip() == "refs/heads/projects/pinion"
+    assert git(b.repo, "status", "--porcelain") == ""
+    assert len(b.notes("projects/pinion")) == 2 and all((b.repo / n).is_file() for n in b.notes("projects/pinion"))
+    assert outcomes(b.join()) == {"main": "up-to-date", "projects/pinion": "up-to-date", "projects/cog": "ahead"}
 
 
 def test_a_secret_on_the_other_machine_is_refused_by_the_gate_and_never_committed(two, tmp_path):
