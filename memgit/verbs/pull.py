@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from memgit.config import Config
 from memgit.core import join as rules
@@ -60,25 +60,36 @@ class Joined:
     def ok(self) -> bool:
         return not self.conflicts
 
+    def rows(self) -> list[dict]:
+        """Per remote branch what happened, as plain values (`action` is the outcome)."""
+        return [{"branch": b.branch, "action": b.outcome, **{k: v for k, v in asdict(b).items()
+                                                            if k not in ("branch", "outcome")}} for b in self.branches]
 
-def join(repo, cfg: Config, remote: str, *, hold_lock: bool = True) -> Joined:
+    def conflict_rows(self) -> list[dict]:
+        """The branches left as they were: {branch, paths, advice} (paths empty when the gate refused)."""
+        return [{"branch": b.branch, "paths": b.conflicts, "advice": b.advice} for b in self.conflicts]
+
+
+def join(repo, cfg: Config, remote: str, *, wait: bool = True, hold_lock: bool = True) -> Joined:
     """Join the memgit branches last fetched from `remote` into the local ones.
 
     Args:
         repo: an open memgit.store.repo.MemoryRepo.
         remote: the remote's name, as in refs/remotes/<remote>/.
+        wait: wait for a sync holding the lock (else raise LockHeld).
         hold_lock: take the sync lock for the join (False when the caller holds it already).
 
     Returns:
         Per branch what happened; conflicts are in it (`ok` is false), never raised.
 
     Raises:
+        LockHeld: a sync holds the lock and `wait` is false.
         MemgitError: the worktree is mid-merge (nothing was joined).
         StorageError: the consolidation cache's disk is full or read-only (the joins are committed).
     """
     from memgit.store.lock import sync_lock
 
-    with sync_lock(cfg.state_dir, wait=True) if hold_lock else nullcontext():
+    with sync_lock(cfg.state_dir, wait=wait) if hold_lock else nullcontext():
         repo.record_edits()  # a person's unrecorded edit is committed before the worktree may move
         theirs = remote_heads(repo, remote)
         result = Joined(remote)

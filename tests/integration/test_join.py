@@ -230,6 +230,9 @@ def test_a_conflict_is_reported_with_its_paths_and_leaves_its_branch_alone(two):
     conflict = next(x for x in joined.branches if x.branch == "projects/pinion")
     assert conflict.outcome == "conflict" and conflict.conflicts == ["notes/deploy.md"]
     assert "notes/deploy.md" in conflict.advice and "pull again" in conflict.advice
+    assert joined.conflict_rows() == [{"branch": "projects/pinion", "paths": ["notes/deploy.md"],
+                                       "advice": conflict.advice}]
+    assert {r["branch"]: r["action"] for r in joined.rows()}["projects/gear"] == "created"
     assert a.branches()["projects/pinion"] == before["projects/pinion"]  # untouched
     assert outcomes(joined)["projects/gear"] == "created"  # the other branches still join
     assert a.branches()["projects/gear"] == b.branches()["projects/gear"]
