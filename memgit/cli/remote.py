@@ -136,9 +136,11 @@ def pull(name, wait, repo_path, as_json) -> None:
     if report.consolidated:
         lines.append("regenerated " + ", ".join(report.consolidated))
     for c in report.conflicts:
-        lines.append(f"{c['branch']}: NOT joined, edited differently on both machines: {', '.join(c['paths'])}")
-    if report.conflicts:
-        lines.append("make those notes agree on one machine (edit, then memgit push), then memgit pull again")
+        why = (f"edited differently on both machines: {', '.join(c['paths'])}" if c["paths"]
+               else "refused by the secret gate")
+        lines.append(f"{c['branch']}: NOT joined, {why}")
+        if c.get("advice"):
+            lines.append(f"  {c['advice']}")
     lines.append(f"pulled from {report.remote} ({report.url})" + ("" if len(lines) else ": already up to date"))
     emit(as_json, {"ok": not report.conflicts, **asdict(report)}, "\n".join(lines))
     if report.conflicts:
