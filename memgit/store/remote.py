@@ -314,6 +314,10 @@ def push(repo, remote: str, branches: Mapping[str, str], *, delete: Sequence[str
             raise RemoteError(f"cannot push {branch}: commit {sha[:12]} is not in this repository")
     url = remote_url(repo, remote)
     client, path = transport.connect(url, raw.get_config_stack(), push=True)
+    if (busy := transport.checked_out_there(client, path)) in {*branches, *delete}:
+        client.close()
+        raise RemoteError(f"{busy} is checked out in {url}, so pushing would leave its worktree behind; "
+                          "push to a bare repository (`git init --bare`) instead")
     result = Pushed(remote=remote)
 
     def update_refs(old_refs):

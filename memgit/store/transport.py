@@ -21,6 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 from dulwich import client as dulwich_client
 from dulwich.errors import GitProtocolError, HangupException, NotGitRepository
 from dulwich.pack import REF_DELTA, pack_object_chunks
+from dulwich.repo import Repo
 
 from memgit.errors import RemoteError
 
@@ -82,6 +83,11 @@ def reaching(url: str, client: dulwich_client.GitClient) -> Iterator[None]:
         yield
     except dulwich_client.HTTPUnauthorized as e:
         raise RemoteError(f"authentication failed for {shown}: {CREDENTIAL_ADVICE}") from e
+    except dulwich_client.HTTPProxyUnauthorized as e:
+        raise RemoteError(f"the HTTP proxy refused to carry memgit to {shown}: set the proxy's credentials in "
+                          "http.proxy (or https_proxy) as git reads them") from e
+    except dulwich_client.StrangeHostname as e:
+        raise RemoteError(f"cannot use remote URL {shown}: the host name starts with '-'") from e
     except NotGitRepository as e:
         raise RemoteError(f"{shown} is not a git repository: check the URL, or create it there with "
                           "`git init --bare`") from e
@@ -94,6 +100,21 @@ def reaching(url: str, client: dulwich_client.GitClient) -> Iterator[None]:
                           "server is running") from e
     finally:
         client.close()
+
+
+def checked_out_there(client: dulwich_client.GitClient, path: str) -> str | None:
+    """The branch checked out in a non-bare repository on this machine (git's receive-pack refuses
+    to move it; dulwich's local transport would, leaving that worktree behind its branch)."""
+    if not isinstance(client, dulwich_client.LocalGitClient):
+        return None
+    try:
+        with contextlib.closing(Repo(path)) as there:
+            if there.bare:
+                return None
+            target = there.refs.get_symrefs().get(b"HEAD", b"")
+    except (NotGitRepository, OSError):
+        return None  # the push says what is wrong with the path
+    return target.decode()[len("refs/heads/"):] if target.startswith(b"refs/heads/") else None
 
 
 def _reason(e: BaseException) -> str:

@@ -5,6 +5,7 @@ the git CLI on the remote side (`git log`, `git fsck --strict`)."""
 from __future__ import annotations
 
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -341,3 +342,45 @@ def test_push_takes_only_memgit_branches_it_has(mem, tmp_path):
     with pytest.raises(RemoteError, match="commit 0123456789ab is not in this repository"):
         remote.push(mem, "origin", {"main": "0123456789ab" * 3 + "0123"})
     assert remote_refs(tmp_path / "b.git") == {}
+
+
+# -- ssh and local repositories that are not bare --------------------------------------------------
+
+
+def fake_ssh(tmp_path: Path, *, fail: str = "") -> str:
+    """A stand-in for the system ssh (no sshd here): runs the remote command on this machine, or fails
+    as ssh does. Returns its path, for GIT_SSH_COMMAND."""
+    script = tmp_path / "fake-ssh"
+    body = (f"sys.stderr.write({fail!r} + '\\n'); sys.exit(255)" if fail else
+            "sys.exit(subprocess.call(sys.argv[-1], shell=True))")
+    script.write_text(f"#!{sys.executable}\nimport subprocess, sys\n{body}\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_ssh_runs_the_ssh_command_git_would(mem, other, tmp_path, monkeypatch):
+    bare = bare_repo(tmp_path / "mem.git")
+    monkeypatch.setenv("GIT_SSH_COMMAND", fake_ssh(tmp_path))
+    remote.add_remote(mem, "origin", f"ssh://memgit@example.com{bare}")
+    remote.push(mem, "origin", mem.branches())
+    assert remote_refs(bare) == {f"refs/heads/{b}": s for b, s in mem.branches().items()}
+    fsck(bare)
+    remote.add_remote(other, "origin", f"example.com:{bare}")  # scp-like, as git takes it
+    assert remote.fetch(other, "origin").heads == mem.branches()
+
+
+def test_an_ssh_failure_says_what_ssh_said(mem, tmp_path, monkeypatch):
+    said = "ssh: Could not resolve hostname nowhere.invalid: Name or service not known"
+    monkeypatch.setenv("GIT_SSH_COMMAND", fake_ssh(tmp_path, fail=said))
+    remote.add_remote(mem, "origin", "ssh://nowhere.invalid/mem.git")
+    with pytest.raises(RemoteError) as failed:
+        remote.push(mem, "origin", mem.branches())
+    assert said in failed.value.message and "\n" not in failed.value.message
+
+
+def test_a_branch_checked_out_in_a_local_repository_is_not_moved(mem, other):
+    remote.add_remote(other, "laptop", str(mem.path))
+    remote.fetch(other, "laptop")
+    with pytest.raises(RemoteError, match="main is checked out in .*push to a bare repository"):
+        remote.push(other, "laptop", {"main": other.head("main")})
+    assert remote.push(other, "laptop", {"projects/x": mem.head("projects/x")}).updated == {}
