@@ -35,6 +35,7 @@ SCRIPTS = {
     "consolidate": "bench_consolidate.py",
     "eval": "bench_eval.py",
     "zst": "bench_zst.py",
+    "push": "bench_push.py",
 }
 SCRIPTS = {name: script for name, script in SCRIPTS.items() if (HERE / script).exists()}
 

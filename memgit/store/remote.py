@@ -1,18 +1,38 @@
-"""Pushing the memory repository to a remote (DESIGN §5b). For now: what every push must pass.
+"""Remotes of the memory repository (DESIGN §5b): their configuration, fetch, ls-remote and push.
 
-A remote keeps what it is given, and a mirror keeps it forever: a history that holds a secret is
-not pushed. `memgit push` (a later change) calls `ensure_pushable` before it sends anything.
+Only memgit's branches travel (main, projects/*). A fetch moves refs/remotes/<remote>/* and never a
+local branch (joining them is `memgit pull`'s job); a push sends what the remote lacks, fast-forward
+only, and nothing while the history holds a secret: a remote keeps what it is given, and a mirror
+keeps it forever. transport.py reaches the remote.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import os
+import shutil
+import struct
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from tempfile import SpooledTemporaryFile
+
+from dulwich.object_store import DiskObjectStore
+from dulwich.objects import ZERO_SHA, Commit
+from dulwich.refs import check_ref_format
 
 from memgit.core.vocab import MAIN, PREFIX
-from memgit.errors import SecretFound
+from memgit.errors import RemoteError, SecretFound
 from memgit.store import scan as scan_mod
+from memgit.store import transport
+from memgit.store.transport import describe_url
 
 MAX_LISTED = 5
+HEADS = b"refs/heads/"
+Progress = Callable[[str], None]
+
+__all__ = ["Fetched", "Pushed", "add_remote", "describe_url", "ensure_pushable", "fetch", "is_memgit_branch",
+           "list_remotes", "ls_remote", "push", "remote_heads", "remove_remote"]
 
 
 def ensure_pushable(repo, extra_patterns: Sequence[str] = ()) -> None:
@@ -43,3 +63,307 @@ def remote_heads(repo, remote: str) -> dict[str, str]:
     prefix = f"refs/remotes/{remote}/"
     return {ref[len(prefix):]: sha for ref, sha in repo.refs().items()
             if ref.startswith(prefix) and is_memgit_branch(ref[len(prefix):])}
+
+
+# -- configuration ----------------------------------------------------------------------------------
+
+
+def list_remotes(repo) -> dict[str, str]:
+    """The configured remotes: {name: url} from remote.<name>.url in .git/config."""
+    config = repo._repo.get_config()
+    found = {}
+    for section in config.sections():
+        if len(section) == 2 and section[0] == b"remote":
+            try:
+                found[section[1].decode()] = config.get(section, b"url").decode()
+            except KeyError:
+                continue
+    return found
+
+
+def add_remote(repo, name: str, url: str) -> None:
+    """Configure remote `name` at `url`, with git's usual fetch refspec (so `git fetch` works too).
+
+    A local path is stored absolute: memgit runs from any directory.
+
+    Raises:
+        RemoteError: the name is taken or not a valid ref component; the URL is empty, of an
+            unknown kind, or holds a password.
+    """
+    if not name or "/" in name or not check_ref_format(f"refs/remotes/{name}".encode()):
+        raise RemoteError(f"{name!r} is not a valid remote name: use letters, digits, '-', '_' or '.' "
+                          "(one ref component, e.g. `origin`)")
+    if name in list_remotes(repo):
+        raise RemoteError(f"remote {name} already exists ({describe_url(list_remotes(repo)[name])}); "
+                          "remove it first or pick another name")
+    url = url.strip()
+    if not url:
+        raise RemoteError(f"remote {name} needs a URL or a path")
+    if transport.holds_password(url):
+        raise RemoteError(f"refusing to store a password in the remote URL {describe_url(url)}: any program "
+                          "reading .git/config could see it. Give the URL without it and let a git credential "
+                          "helper keep it (git config --global credential.helper store), or use ssh")
+    if transport.is_local_path(url):
+        url = os.path.abspath(os.path.expanduser(url))
+    raw = repo._repo
+    client, _ = transport.connect(url, raw.get_config_stack(), push=False)  # refuses an unknown scheme
+    client.close()
+    config = raw.get_config()
+    section = (b"remote", name.encode())
+    config.set(section, b"url", url.encode())
+    config.set(section, b"fetch", f"+refs/heads/*:refs/remotes/{name}/*".encode())
+    config.write_to_path()
+
+
+def remove_remote(repo, name: str) -> None:
+    """Drop remote `name`: its configuration and every refs/remotes/<name>/* ref.
+
+    Raises:
+        RemoteError: no such remote.
+    """
+    remote_url(repo, name)
+    raw = repo._repo
+    config = raw.get_config()
+    del config[(b"remote", name.encode())]
+    config.write_to_path()
+    for ref in raw.refs.as_dict(f"refs/remotes/{name}".encode()):
+        raw.refs.remove_if_equals(f"refs/remotes/{name}/".encode() + ref, None)
+
+
+def remote_url(repo, name: str) -> str:
+    """The URL of remote `name`.
+
+    Raises:
+        RemoteError: no such remote.
+    """
+    remotes = list_remotes(repo)
+    if name not in remotes:
+        known = ", ".join(sorted(remotes)) or "none"
+        raise RemoteError(f"no remote named {name!r} (configured: {known}); add it with `memgit remote add`")
+    return remotes[name]
+
+
+# -- fetch ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Fetched:
+    """What a fetch brought: the remote's memgit branches, now under refs/remotes/<remote>/."""
+
+    remote: str
+    heads: dict[str, str]
+    removed: list[str] = field(default_factory=list)  # tracking refs pruned: the branch is gone there
+    objects: int = 0  # objects received
+
+
+def ls_remote(repo, remote: str) -> dict[str, str]:
+    """The memgit branches on `remote` right now ({branch: sha}); asks the remote, fetches no object.
+
+    Raises:
+        RemoteError: no such remote, or it could not be reached or read.
+    """
+    url = remote_url(repo, remote)
+    client, path = transport.connect(url, repo._repo.get_config_stack(), push=False)
+    with transport.reaching(url, client):
+        refs = client.get_refs(path).refs
+        transport.settle_credentials(client)
+    return _memgit_heads(refs)
+
+
+def fetch(repo, remote: str, *, progress: Progress | None = None) -> Fetched:
+    """Bring the remote's memgit branches in under refs/remotes/<remote>/ (local branches untouched).
+
+    The objects arrive in a quarantine beside the repository and join it only once the remote is
+    known to be a memgit repository (its main's root commit is an `init(` commit), so a wrong URL
+    leaves nothing behind. Tracking refs of branches gone from the remote are removed.
+
+    Raises:
+        RemoteError: no such remote; it could not be reached or read; it is not a memgit repository.
+    """
+    url = remote_url(repo, remote)
+    raw = repo._repo
+    client, path = transport.connect(url, raw.get_config_stack(), push=False)
+    heads: dict[str, str] = {}
+
+    def wants(refs, depth=None):
+        heads.update(_memgit_heads(refs))
+        return sorted({sha.encode() for sha in heads.values()} - _present(raw, heads.values()))
+
+    memgit_dir = Path(raw.controldir()) / "memgit"
+    memgit_dir.mkdir(exist_ok=True)
+    quarantine = Path(tempfile.mkdtemp(prefix="incoming-", dir=memgit_dir))
+    store = DiskObjectStore.init(str(quarantine))
+    try:
+        store.add_alternate_path(raw.object_store.path)
+        with transport.reaching(url, client), SpooledTemporaryFile(max_size=32 << 20, dir=quarantine) as pack:
+            client.fetch_pack(path, wants, raw.get_graph_walker(_haves(raw)), pack.write,
+                              progress=_bytes_progress(progress))
+            objects = 0
+            if pack.tell():
+                pack.seek(0)
+                objects = struct.unpack(">L", pack.read(12)[8:12])[0]  # the pack header's object count
+                pack.seek(0)
+                store.add_thin_pack(pack.read, None)
+            transport.settle_credentials(client)
+        if MAIN in heads:
+            _check_memgit(store, url, heads[MAIN], stop={repo.head(MAIN), remote_heads(repo, remote).get(MAIN)})
+        store.close()
+        _admit(store, raw.object_store)
+    finally:
+        store.close()
+        shutil.rmtree(quarantine, ignore_errors=True)
+    removed = _track(raw, remote, heads)
+    return Fetched(remote=remote, heads=heads, removed=removed, objects=objects)
+
+
+def _memgit_heads(refs: Mapping[bytes, bytes | None]) -> dict[str, str]:
+    return {ref[len(HEADS):].decode(): sha.decode() for ref, sha in refs.items()
+            if sha and ref.startswith(HEADS) and is_memgit_branch(ref[len(HEADS):].decode("utf-8", "replace"))}
+
+
+def _haves(raw) -> list[bytes]:
+    """What the remote need not send: every local branch and remote-tracking head (dulwich's
+    default walker offers the local branches only, so each fetch would bring a remote's whole
+    history again)."""
+    refs = {**raw.refs.as_dict(b"refs/heads"), **raw.refs.as_dict(b"refs/remotes")}
+    return sorted({sha for sha in refs.values() if sha in raw.object_store})
+
+
+def _present(raw, shas) -> set[bytes]:
+    return {sha.encode() for sha in shas if sha.encode() in raw.object_store}
+
+
+def _check_memgit(store, url: str, main: str, stop: set[str | None]) -> None:
+    """Follow main's first parents to its root (or to a commit already known to be memgit's)."""
+    sha = main.encode()
+    known = {s.encode() for s in stop if s}
+    while sha not in known:
+        commit = store[sha]
+        if not isinstance(commit, Commit):
+            break
+        if not commit.parents:
+            if commit.message.startswith(b"init("):
+                return
+            break
+        sha = commit.parents[0]
+    else:
+        return
+    raise RemoteError(f"{describe_url(url)} is not a memgit repository (its main did not start with memgit's "
+                      "init commit); nothing was fetched. Check the URL, or push to an empty repository instead")
+
+
+def _admit(store: DiskObjectStore, target: DiskObjectStore) -> None:
+    """Move the quarantine's packs into the repository: each .pack before its .idx, as git does."""
+    for name in sorted(os.listdir(store.pack_dir), key=lambda n: n.endswith(".idx")):
+        if name.endswith((".pack", ".idx")):
+            os.replace(os.path.join(store.pack_dir, name), os.path.join(target.pack_dir, name))
+
+
+def _track(raw, remote: str, heads: Mapping[str, str]) -> list[str]:
+    """Point refs/remotes/<remote>/<branch> at what the remote has; drop those of vanished branches."""
+    prefix = f"refs/remotes/{remote}/".encode()
+    message = f"memgit fetch {remote}".encode()
+    removed = []
+    for name, sha in raw.refs.as_dict(prefix.rstrip(b"/")).items():
+        branch = name.decode("utf-8", "replace")
+        if is_memgit_branch(branch) and branch not in heads:
+            raw.refs.remove_if_equals(prefix + name, sha, message=message)
+            removed.append(branch)
+    for branch, sha in heads.items():
+        raw.refs.set_if_equals(prefix + branch.encode(), None, sha.encode(), message=message)
+    return sorted(removed)
+
+
+def _bytes_progress(progress: Progress | None):
+    if progress is None:
+        return None
+    return lambda data: progress(data.decode("utf-8", "replace"))
+
+
+# -- push -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Pushed:
+    """What a push did on the remote."""
+
+    remote: str
+    updated: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # branch -> (old or None, new)
+    deleted: list[str] = field(default_factory=list)
+    objects: int = 0  # objects in the pack sent
+    bytes: int = 0  # size of that pack
+
+
+def push(repo, remote: str, branches: Mapping[str, str], *, delete: Sequence[str] = (),
+         progress: Progress | None = None) -> Pushed:
+    """Set the remote's `branches` ({branch: sha}) by fast-forward, sending only the objects it
+    lacks, and delete its `delete` branches; then point refs/remotes/<remote>/* at the result.
+
+    Raises:
+        SecretFound: the history holds a possible secret; nothing was sent.
+        RemoteError: no such remote; a branch is not memgit's or its commit is not here; an update
+            is not a fast-forward (nothing is changed: `memgit pull` first); the remote could not
+            be reached or refused an update.
+    """
+    ensure_pushable(repo, repo.extra_patterns)
+    raw = repo._repo
+    for branch, sha in branches.items():
+        if not is_memgit_branch(branch):
+            raise RemoteError(f"{branch!r} is not a memgit branch (main or projects/…); not pushed")
+        if sha.encode() not in raw.object_store:
+            raise RemoteError(f"cannot push {branch}: commit {sha[:12]} is not in this repository")
+    url = remote_url(repo, remote)
+    client, path = transport.connect(url, raw.get_config_stack(), push=True)
+    if (busy := transport.checked_out_there(client, path)) in {*branches, *delete}:
+        client.close()
+        raise RemoteError(f"{busy} is checked out in {url}, so pushing would leave its worktree behind; "
+                          "push to a bare repository (`git init --bare`) instead")
+    result = Pushed(remote=remote)
+
+    def update_refs(old_refs):
+        behind = [b for b, sha in branches.items()
+                  if (old := old_refs.get(HEADS + b.encode())) and old.decode() != sha
+                  and not repo.is_ancestor(old.decode(), sha)]
+        if behind:
+            raise RemoteError(f"{remote} has commits that are not here on {', '.join(sorted(behind))}; "
+                              "nothing was pushed: run `memgit pull` first")
+        new = {}
+        for branch, sha in branches.items():
+            old = old_refs.get(HEADS + branch.encode())
+            if old is None or old.decode() != sha:
+                new[HEADS + branch.encode()] = sha.encode()
+                result.updated[branch] = (old.decode() if old else None, sha)
+        for branch in delete:
+            if HEADS + branch.encode() in old_refs:
+                new[HEADS + branch.encode()] = ZERO_SHA
+                result.deleted.append(branch)
+        return new
+
+    meter = transport.PackMeter(raw.object_format)
+    with transport.reaching(url, client):
+        sent = client.send_pack(path, update_refs, meter.wrap(raw.object_store.generate_pack_data),
+                                progress=_bytes_progress(progress))
+        transport.settle_credentials(client)
+    failed = {ref.decode()[len("refs/heads/"):]: why for ref, why in (sent.ref_status or {}).items() if why}
+    if result.updated:  # a pack went out (a push that only deletes sends none)
+        result.objects, result.bytes = meter.objects, meter.bytes
+    _track_pushed(raw, remote, result, failed)
+    if failed:
+        listed = "; ".join(f"{b}: {why}" for b, why in sorted(failed.items()))
+        raise RemoteError(f"{describe_url(url)} refused {listed}; run `memgit pull` and push again")
+    return result
+
+
+def _track_pushed(raw, remote: str, result: Pushed, failed: Mapping[str, str]) -> None:
+    """Record in refs/remotes/<remote>/ what the remote accepted; forget what it refused."""
+    prefix = f"refs/remotes/{remote}/".encode()
+    message = f"memgit push {remote}".encode()
+    for branch in list(result.updated):
+        if branch in failed:
+            del result.updated[branch]
+        else:
+            raw.refs.set_if_equals(prefix + branch.encode(), None, result.updated[branch][1].encode(),
+                                   message=message)
+    result.deleted = [b for b in result.deleted if b not in failed]
+    for branch in result.deleted:
+        raw.refs.remove_if_equals(prefix + branch.encode(), None, message=message)
