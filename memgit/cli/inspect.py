@@ -35,6 +35,11 @@ def status(repo_path, as_json) -> None:
         rows += [f"  {u['agent']} {u['project_dir']}: {u['reason']}" for u in data["unreadable_folders"]]
     rows += [f"memory told twice in {d['cwd'] or d['project_dir']}: Claude Code loads its MEMORY.md ({d['auto_memory']}) "
              f"and memgit's hook its summary; {d['advice']}" for d in data["double_injection"]]
+    for r in data["remotes"]:
+        rows.append(f"remote {r['name']} ({r['url']}): " + (f"{len(r['unpushed'])} branch(es) not pushed (memgit push)"
+                                                         if r["unpushed"] else "up to date as of the last push or pull"))
+        rows += [f"  last {op} FAILED at {r[op]['at']}: {r[op]['message']} (memgit {op} to try again)"
+                 for op in ("push", "pull") if r[op] and not r[op]["ok"]]
     emit(as_json, {"ok": True, **data}, "\n".join(rows))
 
 

@@ -60,6 +60,7 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
     with open_repo(cfg) as repo:
         led = ledger_cache.load(repo, cfg.state_dir)
         branches = sorted(repo.branches())
+        remotes = _remotes(repo, cfg)
     listing = registry.scan(cfg)
     files = listing.files
     lengths = Lengths(cfg.state_dir, registry.length)
@@ -97,7 +98,24 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
         "unreadable_folders": [{"agent": n.partition(":")[0], "project_dir": safe_name(n.partition(":")[2]),
                                 "reason": safe_text(why)} for n, why in sorted(listing.unreadable.items())],
         "double_injection": double_injection(cfg),  # memory told twice: Claude Code's MEMORY.md and memgit's hook
+        "remotes": remotes,
     }
+
+
+def _remotes(repo, cfg: Config) -> list[dict]:
+    """Each remote: the branches changed here since the last push or fetch, and the last push and
+    pull (an automatic one runs in the background: this is where its failure shows). No network."""
+    from memgit.store import remote, remote_log
+
+    outcomes = remote_log.read(cfg.state_dir)
+    rows = []
+    for name, url in sorted(remote.list_remotes(repo).items()):
+        tracked = remote.remote_heads(repo, name)
+        unpushed = sorted(b for b, sha in repo.branches().items() if remote.is_memgit_branch(b) and tracked.get(b) != sha)
+        last = outcomes.get(name, {})
+        rows.append({"name": name, "url": remote.describe_url(url), "unpushed": unpushed,
+                     **{op: last[op] | {"at": _iso(last[op]["at"])} if op in last else None for op in ("push", "pull")}})
+    return rows
 
 
 def _failure(session: str, entry) -> dict:

@@ -177,3 +177,73 @@ def test_clone_restores_without_extracting_again(machines, tmp_path):
     # a clone onto an existing repository is refused with the way to join instead
     again = b.run("clone", str(bare), ok=False)
     assert again.exit_code != 0 and "memgit pull" in again.stderr
+
+
+def configure(machine: Machine, text: str) -> None:
+    cfile = machine.home / ".config" / "memgit" / "config.toml"
+    cfile.parent.mkdir(parents=True, exist_ok=True)
+    cfile.write_text(text)
+
+
+def test_auto_push_and_pull_around_sync_keep_machines_current(machines, tmp_path):
+    a, b = machines
+    bare = servers.bare_repo(tmp_path / "memory.git")
+    for m in machines:
+        configure(m, "[repo]\nauto_push = true\nauto_pull = true\n")
+    app_a = make_git_project(a.home / "dev" / "app", APP_REMOTE)
+    app_b = make_git_project(b.home / "src" / "app", APP_REMOTE)
+    a.session(app_a, "auto-a", "Always run `make fmt` before committing.")
+    a.run("init")
+    a.run("remote", "add", "origin", str(bare))
+    assert not a.json("sync").get("warnings")
+    assert "projects/app" in git(bare, "branch", "--list")  # pushed by the sync
+
+    b.run("clone", str(bare))
+    b.session(app_b, "auto-b", "Always tag releases with `make tag`.")
+    b.json("sync")  # pulls (nothing new), reads its session, pushes
+    a.json("sync")  # pulls B's session
+    assert a.heads() == b.heads() == {ref: sha for ref, sha in
+                                      (line.split() for line in git(bare, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads").splitlines())}
+    assert len(extracted(a.memory)) == 2
+    status = a.json("status")["remotes"]
+    assert status[0]["name"] == "origin" and status[0]["unpushed"] == [] and status[0]["push"]["ok"]
+
+
+def test_an_unreachable_remote_never_fails_a_sync_and_status_says_why(machines, tmp_path):
+    a, _ = machines
+    configure(a, "[repo]\nauto_push = true\nauto_pull = true\n")
+    app = make_git_project(a.home / "dev" / "app", APP_REMOTE)
+    a.session(app, "offline", "Always run `make fmt` before committing.")
+    a.run("init")
+    a.run("remote", "add", "origin", f"git://127.0.0.1:{servers.closed_port()}/memory.git")
+    synced = a.json("sync")  # exit 0: the sync did its work
+    assert synced["extracted"] == 1
+    assert any("auto pull from origin failed" in w for w in synced["warnings"])
+    assert any("auto push to origin failed" in w for w in synced["warnings"])
+    text = a.run("status").stdout
+    assert "last push FAILED" in text and "memgit push to try again" in text and "branch(es) not pushed" in text
+    remote = a.json("status")["remotes"][0]
+    assert not remote["push"]["ok"] and "127.0.0.1" in remote["push"]["message"]
+    fsck(a.memory)
+
+
+def test_push_pull_and_remote_errors_are_one_line_with_what_to_do(machines, tmp_path):
+    a, _ = machines
+    a.run("init")
+    nothing = a.run("push", ok=False)
+    assert nothing.exit_code == 13 and "memgit remote add origin URL" in nothing.stderr
+    assert "no remote" in a.run("remote").stdout
+    bare = servers.bare_repo(tmp_path / "memory.git")
+    a.run("remote", "add", "origin", str(bare))
+    assert a.run("remote", "add", "origin", str(bare), ok=False).exit_code == 13
+    secret = a.run("remote", "add", "web", "https://me:hunter2-password@example.org/m.git", ok=False)
+    assert secret.exit_code == 13 and "hunter2" not in secret.stderr and "credential" in secret.stderr
+    listed = a.json("remote")["remotes"]
+    assert [r["name"] for r in listed] == ["origin"]
+    assert a.run("push").exit_code == 0 and "main" in git(bare, "branch", "--list")
+    assert "up to date" in a.run("push").stdout
+    assert a.run("pull").exit_code == 0
+    a.run("remote", "remove", "origin")
+    assert a.json("remote")["remotes"] == [] and "origin" not in git(a.memory, "remote")
+    gone = a.run("clone", str(tmp_path / "nowhere.git"), "--path", str(tmp_path / "x"), ok=False)
+    assert gone.exit_code == 13 and not (tmp_path / "x").exists()
