@@ -9,6 +9,7 @@ session, nothing was extracted twice, the derived files are the same, and git fi
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from memgit.sources.claude_code.synthetic import SessionWriter, session_id
 from tests.conftest import age, fsck, git, ledger_commits, point_home
 from tests import servers
 from tests.integration.test_hooks import make_git_project
+from tests.integration.test_hooks import world  # noqa: F401  (fixture)
 from tests.servers import git_daemon, http_server  # noqa: F401  (fixtures)
 
 APP_REMOTE = "git@github.com:acme/app.git"  # the same project checked out at different paths on each machine
@@ -247,3 +249,23 @@ def test_push_pull_and_remote_errors_are_one_line_with_what_to_do(machines, tmp_
     assert a.json("remote")["remotes"] == [] and "origin" not in git(a.memory, "remote")
     gone = a.run("clone", str(tmp_path / "nowhere.git"), "--path", str(tmp_path / "x"), ok=False)
     assert gone.exit_code == 13 and not (tmp_path / "x").exists()
+
+
+def test_on_the_hook_path_the_push_runs_in_the_background_sync(world, claude_projects, memory_path, memgit_cli,
+                                                                 tmp_path):
+    from tests.integration.test_hooks import payload, project_session, run_hook, wait_for_syncs
+
+    bare = servers.bare_repo(tmp_path / "memory.git")
+    assert memgit_cli("remote", "add", "origin", str(bare)).exit_code == 0
+    cfile = Path(os.environ["XDG_CONFIG_HOME"]) / "memgit" / "config.toml"
+    cfile.parent.mkdir(parents=True, exist_ok=True)
+    cfile.write_text("[repo]\nauto_push = true\n")
+    ended = project_session(world, "hook-pushed")
+    path = ended.write(claude_projects)
+    stdin = payload("session-end.json", session_id=ended.session_id, transcript_path=str(path), cwd=str(world))
+    done, elapsed = run_hook("session-end", stdin, cwd=world)
+    assert done.returncode == 0 and done.stdout == b"" and elapsed < 1.5  # the session is not held up
+    wait_for_syncs(memory_path / ".git" / "memgit")
+    assert git(bare, "rev-parse", "projects/pinion").strip() == git(memory_path, "rev-parse", "projects/pinion").strip()
+    assert ended.session_id in git(bare, "log", "--format=%(trailers:key=Memgit-Session,valueonly)", "projects/pinion")
+    fsck(bare)
