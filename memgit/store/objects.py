@@ -13,11 +13,11 @@ import zlib
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from dulwich.errors import FileFormatException
+from dulwich.errors import ChecksumMismatch, FileFormatException
 from dulwich.objects import Blob, Commit, ShaFile, Tree
 
 # What dulwich raises reading a torn or garbled object file (TypeError: a loose file cut to one byte).
-UNREADABLE = (KeyError, ValueError, OSError, FileFormatException, zlib.error, TypeError)
+UNREADABLE = (KeyError, ValueError, OSError, FileFormatException, ChecksumMismatch, zlib.error, TypeError)
 State = tuple[int, bytes]  # (mode, hex sha) of a file in a tree, the index or the worktree
 
 
