@@ -9,6 +9,7 @@ with the defaults; no repository is one failure; a check that breaks is reported
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import time
 import tomllib
@@ -204,9 +205,9 @@ def check_locks(cfg: Config, *, now: float, fix: bool, fixed: list[str]) -> Find
     if not stale:
         return Finding("locks", OK, running or "no stale lock")
     names = [f"{path.relative_to(cfg.repo_path)} ({age / 60:.0f} min old)" for path, age in stale]
-    fix_text = (f"wait for the sync to end, then memgit doctor --fix" if running else
+    fix_text = ("wait for the sync to end, then memgit doctor --fix" if running else
                 "memgit doctor --fix removes them (the one problem doctor repairs), or: rm "
-                + " ".join(f"'{p}'" for p, _ in stale))
+                + " ".join(shlex.quote(str(p)) for p, _ in stale))
     return Finding("locks", WARN, f"{len(stale)} stale lock file(s) left by a killed process: {names[0]}"
                    + (f"; {running}" if running else ""), fix_text, details=names[1:MAX_DETAILS])
 

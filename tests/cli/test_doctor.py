@@ -87,6 +87,13 @@ def test_no_repository_is_one_failure_with_its_fix_and_the_rest_still_report(mem
     assert "✗ repository: no memory repository at" in result.stdout
     assert "    fix: memgit init" in result.stdout
     assert not memory_path.exists()  # doctor creates nothing
+    assert json.loads(memgit_cli("doctor", "--json").stdout)["ok"] is False
+
+
+def test_help_names_the_checks_the_exit_codes_and_an_example(memgit_cli):
+    result = memgit_cli("doctor", "--help")
+    assert result.exit_code == 0 and "Example: memgit doctor --json" in result.stdout
+    assert "Exits 1 when a check fails" in result.stdout and "--fix" in result.stdout
 
 
 # ---- config ---------------------------------------------------------------------------------------
