@@ -9,11 +9,15 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+import zlib
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from dulwich.errors import ChecksumMismatch, FileFormatException
 from dulwich.objects import Blob, Commit, ShaFile, Tree
 
+# What dulwich raises reading a torn or garbled object file (TypeError: a loose file cut to one byte).
+UNREADABLE = (KeyError, ValueError, OSError, FileFormatException, ChecksumMismatch, zlib.error, TypeError)
 State = tuple[int, bytes]  # (mode, hex sha) of a file in a tree, the index or the worktree
 
 
@@ -32,7 +36,7 @@ def every_object(store) -> Iterator[StoredObject]:
     for sha in store:
         try:
             obj = store[sha]
-        except (KeyError, ValueError, OSError):
+        except UNREADABLE:
             continue  # a torn loose object: `git fsck` reports it, the scan reads the rest
         if isinstance(obj, Blob):
             yield StoredObject(sha.decode(), "blob", obj.data)
