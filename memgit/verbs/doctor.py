@@ -271,27 +271,25 @@ def compare_heads(local: Mapping[str, str], remote: Mapping[str, str], *, is_anc
     return drift
 
 
-def judge_drift(name: str, drift: Drift) -> Finding:
-    """The remotes check's verdict for one remote."""
+def judge_drift(name: str, drift: Drift, *, default: bool = True) -> Finding:
+    """The remotes check's verdict for one remote (a remote other than the default is named in the fix)."""
+    which = "" if default else f" {name}"
     if drift.behind and drift.unpushed:
         return Finding("remotes", WARN, f"{name}: {len(drift.behind)} branch(es) behind and {len(drift.unpushed)} "
                        f"not pushed: {', '.join(sorted(set(drift.behind + drift.unpushed)))}",
-                       "memgit pull && memgit push")
+                       f"memgit pull{which} && memgit push{which}")
     if drift.behind:
         return Finding("remotes", WARN, f"{name}: {len(drift.behind)} branch(es) behind: {', '.join(drift.behind)}",
-                       "memgit pull")
+                       f"memgit pull{which}")
     if drift.unpushed:
         return Finding("remotes", WARN, f"{name}: {len(drift.unpushed)} branch(es) not pushed: "
-                       f"{', '.join(drift.unpushed)}", "memgit push")
+                       f"{', '.join(drift.unpushed)}", f"memgit push{which}")
     return Finding("remotes", OK, f"{name}: up to date")
 
 
 def check_remotes(repo, cfg: Config) -> list[Finding]:
-    try:
-        from memgit.store.remote import is_memgit_branch, list_remotes, ls_remote
-    except (ImportError, AttributeError):
-        return [Finding("remotes", OK, "not checked: this memgit cannot list remotes yet", checked=False)]
     from memgit.errors import RemoteError
+    from memgit.store.remote import describe_url, is_memgit_branch, list_remotes, ls_remote
 
     remotes = list_remotes(repo)
     if not remotes:
@@ -306,11 +304,13 @@ def check_remotes(repo, cfg: Config) -> list[Finding]:
         try:
             heads = ls_remote(repo, name)
         except RemoteError as e:
-            findings.append(Finding("remotes", FAIL, f"{name} ({url}) cannot be reached: {e.message}",
-                                    f"check the URL and the network (git -C {repo.path} remote -v)"))
+            findings.append(Finding("remotes", FAIL, f"{name} ({describe_url(url)}) cannot be reached: {e.message}",
+                                    "check the URL and the network (memgit remote lists them; memgit remote remove "
+                                    f"{name} && memgit remote add {name} URL changes one)"))
             continue
         heads = {b: sha for b, sha in heads.items() if is_memgit_branch(b)}
-        findings.append(judge_drift(name, compare_heads(local, heads, is_ancestor=repo.is_ancestor, known=known)))
+        drift = compare_heads(local, heads, is_ancestor=repo.is_ancestor, known=known)
+        findings.append(judge_drift(name, drift, default=name == cfg.remote))
     return findings
 
 

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from memgit.core.ledger import format_message
-from memgit.errors import RemoteError
-from memgit.store import lock, remote
+from memgit.store import lock
 from memgit.store.fsck import fsck
 from memgit.store.repo import MemoryRepo
 from memgit.verbs import doctor as verb
@@ -341,35 +340,19 @@ def test_diverged_branches_need_a_pull_then_a_push():
     assert verb.judge_drift("origin", verb.Drift()).status == "ok"
 
 
-@pytest.fixture
-def git_transport(monkeypatch):
-    """The remote listing memgit.store.remote is getting (another change), stood in by the git CLI."""
-    def list_remotes(repo) -> dict[str, str]:
-        out = git(repo.path, "remote", "-v")
-        return {line.split()[0]: line.split()[1] for line in out.splitlines()}
-
-    def ls_remote(repo, name: str) -> dict[str, str]:
-        done = subprocess.run(["git", "-C", str(repo.path), "ls-remote", "--heads", name], capture_output=True, text=True)
-        if done.returncode:
-            raise RemoteError(f"cannot reach {name}: {done.stderr.strip()}")
-        return {ref.removeprefix("refs/heads/"): sha for sha, ref in (line.split() for line in done.stdout.splitlines())}
-
-    monkeypatch.setattr(remote, "list_remotes", list_remotes, raising=False)
-    monkeypatch.setattr(remote, "ls_remote", ls_remote, raising=False)
-
-
-def test_the_remotes_check_reports_none_unpushed_behind_and_unreachable(repo, memgit_cli, tmp_path, git_transport):
+def test_the_remotes_check_reports_none_unpushed_behind_and_unreachable(repo, memgit_cli, tmp_path):
     checks = doctor(memgit_cli)[1]
     assert checks["remotes"]["status"] == "ok" and "memgit remote add origin URL" in checks["remotes"]["found"]
     bare = tmp_path / "backup.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(bare)], check=True)
-    git(repo, "remote", "add", "origin", str(bare))
+    assert memgit_cli("remote", "add", "origin", str(bare)).exit_code == 0
     assert doctor(memgit_cli)[1]["remotes"]["found"] == "origin: up to date"
     person_commits(repo, "notes: one more")
     remotes = doctor(memgit_cli)[1]["remotes"]
     assert remotes["status"] == "warn" and "1 branch(es) not pushed: main" in remotes["found"]
     assert remotes["fix"] == "memgit push"
-    git(repo, "push", "-q", "origin", "main")
+    assert memgit_cli("push").exit_code == 0
+    assert doctor(memgit_cli)[1]["remotes"]["found"] == "origin: up to date"
     other = tmp_path / "other"
     subprocess.run(["git", "clone", "-q", str(bare), str(other)], check=True)
     person_commits(other, "notes: from another machine")
@@ -382,7 +365,3 @@ def test_the_remotes_check_reports_none_unpushed_behind_and_unreachable(repo, me
     assert result.exit_code == 1
 
 
-def test_without_the_remote_listing_the_remotes_check_is_skipped(repo, memgit_cli, monkeypatch):
-    monkeypatch.delattr(remote, "list_remotes", raising=False)
-    remotes = doctor(memgit_cli)[1]["remotes"]
-    assert remotes["status"] == "ok" and not remotes["checked"] and "not checked" in remotes["found"]
