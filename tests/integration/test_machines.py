@@ -269,3 +269,46 @@ def test_on_the_hook_path_the_push_runs_in_the_background_sync(world, claude_pro
     assert git(bare, "rev-parse", "projects/pinion").strip() == git(memory_path, "rev-parse", "projects/pinion").strip()
     assert ended.session_id in git(bare, "log", "--format=%(trailers:key=Memgit-Session,valueonly)", "projects/pinion")
     fsck(bare)
+
+
+def test_a_note_edited_differently_on_both_machines_is_reported_never_committed(machines, tmp_path):
+    a, b = machines
+    bare = servers.bare_repo(tmp_path / "memory.git")
+    app_a = make_git_project(a.home / "dev" / "app", APP_REMOTE)
+    a.session(app_a, "both-edit", "Always run `make fmt` before committing.")
+    a.run("sync")
+    a.run("remote", "add", "origin", str(bare))
+    a.run("push")
+    b.run("clone", str(bare))
+    [note] = [p for p in git(a.memory, "ls-tree", "-r", "--name-only", "projects/app").splitlines()
+              if p.startswith("sessions/")]
+    for m, words in ((a, "edited on the laptop"), (b, "edited on the desktop")):  # a person's own edit, with git
+        git(m.memory, "switch", "-q", "projects/app")
+        (m.memory / note).write_text((m.memory / note).read_text() + f"\n{words}\n")
+        git(m.memory, "-c", "user.name=me", "-c", "user.email=me@example.org", "commit", "-qam", words)
+        git(m.memory, "switch", "-q", "main")
+    a.run("remember", "--global", "Answer in English.")
+    a.run("push")
+    b_app = b.heads()["projects/app"]
+
+    pulled = b.run("pull", ok=False)
+    assert pulled.exit_code == 7
+    assert f"projects/app: NOT joined, edited differently on both machines: {note}" in pulled.stdout
+    assert b.heads()["projects/app"] == b_app  # left as it was: nothing half-joined
+    joined = subprocess.run(["git", "-C", str(b.memory), "merge-base", "--is-ancestor", a.heads()["main"], "main"])
+    assert joined.returncode == 0  # the other branches joined (main then consolidated here, over b's projects)
+    assert "edited on the desktop" in git(b.memory, "show", f"projects/app:{note}")
+    assert "<<<<<<<" not in git(b.memory, "log", "-p", "--all")
+    report = json.loads(b.run("pull", "--json", ok=False).stdout)
+    assert not report["ok"] and report["conflicts"][0]["paths"] == [note]
+    assert "FAILED" in b.run("status").stdout
+    fsck(b.memory)
+
+    # the way out the message gives: make the note agree on one machine, push, pull again
+    git(b.memory, "switch", "-q", "projects/app")
+    git(b.memory, "reset", "-q", "--hard", "origin/projects/app")
+    git(b.memory, "switch", "-q", "main")
+    assert b.run("pull").exit_code == 0
+    b.run("push")
+    a.run("pull")
+    assert b.heads() == a.heads() and "edited on the laptop" in git(b.memory, "show", f"projects/app:{note}")
