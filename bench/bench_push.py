@@ -7,8 +7,8 @@ not sent over a wire). Timed:
 
 - the first push of main and projects/bench (everything);
 - one session's commit (its note, MEMORY.md and memory_summary.md changed), then a second push:
-  the objects and bytes it sends, its wall time, and within it the secret scan every push runs
-  first (`ensure_pushable`: every object of the history, reachable or not).
+  the objects and bytes it sends, its wall time, and within it the secret scan of what it sends
+  (memgit.store.remote's _Outgoing.plan: the objects the remote lacks, found and scanned once).
 
 The ratio printed is the second push's objects over all the objects of the repository.
 
@@ -75,7 +75,7 @@ def main() -> None:
             rows.add("first push: wall", first_s * 1e3, "ms")
 
             one_session(repo, branch)
-            with Spy({"scan": "memgit.store.remote:ensure_pushable"}) as spy:
+            with Spy({"scan": "memgit.store.scan:scan_objects"}) as spy:
                 t0 = time.perf_counter()
                 second = remote.push(repo, "origin", repo.branches())
                 second_s = time.perf_counter() - t0

@@ -33,11 +33,16 @@ class StoredObject(NamedTuple):
 
 def every_object(store) -> Iterator[StoredObject]:
     """Every object in the store, reachable or not (packs and loose), for a full scan."""
-    for sha in store:
+    return stored_objects(store, store)
+
+
+def stored_objects(store, shas) -> Iterator[StoredObject]:
+    """The objects named by `shas`, read from `store` (a torn one is skipped: `git fsck` reports it)."""
+    for sha in shas:
         try:
             obj = store[sha]
         except UNREADABLE:
-            continue  # a torn loose object: `git fsck` reports it, the scan reads the rest
+            continue
         if isinstance(obj, Blob):
             yield StoredObject(sha.decode(), "blob", obj.data)
         elif isinstance(obj, Commit):

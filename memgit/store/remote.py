@@ -2,8 +2,9 @@
 
 Only memgit's branches travel (main, projects/*). A fetch moves refs/remotes/<remote>/* and never a
 local branch (joining them is `memgit pull`'s job); a push sends what the remote lacks, fast-forward
-only, and nothing while the history holds a secret: a remote keeps what it is given, and a mirror
-keeps it forever. transport.py reaches the remote.
+only. What crosses is scanned for secrets both ways — the objects a push is about to send, and those a
+fetch brought before they join the repository — and refused on a finding: a remote keeps what it is
+given, and a mirror keeps it forever. transport.py reaches the remote.
 """
 
 from __future__ import annotations
@@ -21,33 +22,21 @@ from dulwich.object_store import DiskObjectStore
 from dulwich.objects import ZERO_SHA, Commit
 from dulwich.refs import check_ref_format
 
+from memgit.core import redact
+from memgit.core.names import safe_text
 from memgit.core.vocab import MAIN, PREFIX
-from memgit.errors import RemoteError, SecretFound
+from memgit.errors import RemoteError
 from memgit.store import scan as scan_mod
-from memgit.store import transport
+from memgit.store import crossing, transport
+from memgit.store.crossing import Outgoing
+from memgit.store.objects import stored_objects
 from memgit.store.transport import describe_url
 
-MAX_LISTED = 5
 HEADS = b"refs/heads/"
 Progress = Callable[[str], None]
 
-__all__ = ["Fetched", "Pushed", "add_remote", "describe_url", "ensure_pushable", "fetch", "is_memgit_branch",
+__all__ = ["Fetched", "Pushed", "add_remote", "describe_url", "fetch", "is_memgit_branch",
            "list_remotes", "ls_remote", "push", "remote_heads", "remove_remote"]
-
-
-def ensure_pushable(repo, extra_patterns: Sequence[str] = ()) -> None:
-    """Refuse to push `repo` (a memgit.store.repo.MemoryRepo) while its history holds a possible secret.
-
-    Raises:
-        SecretFound: naming the kind and place of each finding (never the value) and what to do.
-    """
-    found = [f for f in scan_mod.scan(repo, extra_patterns, caches=False) if f.where not in ("reflog", "config")]
-    if not found:
-        return
-    listed = "; ".join(f.describe() for f in found[:MAX_LISTED])
-    more = f" and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
-    raise SecretFound(f"refusing to push: the history holds {len(found)} possible secret(s): {listed}{more}. "
-                      "Nothing was sent. Remove them from the history first (see `memgit scan --help`)")
 
 
 def is_memgit_branch(branch: str) -> bool:
@@ -207,6 +196,11 @@ def fetch(repo, remote: str, *, progress: Progress | None = None) -> Fetched:
             transport.settle_credentials(client)
         if MAIN in heads:
             _check_memgit(store, url, heads[MAIN], stop={repo.head(MAIN), remote_heads(repo, remote).get(MAIN)})
+        arrived = (sha for pack in store.packs for sha in pack)  # the quarantine's own, not its alternates
+        crossing.refuse_secrets(scan_mod.scan_objects(stored_objects(store, arrived), repo.extra_patterns),
+                       f"take in what {describe_url(url)} sent: its history holds",
+                       "Nothing was fetched. Remove them from that history on the machine that pushed them "
+                       "(`memgit scan` there says where; `memgit scan --help` how)")
         store.close()
         _admit(store, raw.object_store)
     finally:
@@ -305,13 +299,16 @@ def push(repo, remote: str, branches: Mapping[str, str], *, delete: Sequence[str
             is not a fast-forward (nothing is changed: `memgit pull` first); the remote could not
             be reached or refused an update.
     """
-    ensure_pushable(repo, repo.extra_patterns)
     raw = repo._repo
     for branch, sha in branches.items():
         if not is_memgit_branch(branch):
-            raise RemoteError(f"{branch!r} is not a memgit branch (main or projects/…); not pushed")
+            raise RemoteError(f"{safe_text(branch, repo.extra_patterns)!r} is not a memgit branch (main or "
+                              "projects/…); not pushed")
         if sha.encode() not in raw.object_store:
             raise RemoteError(f"cannot push {branch}: commit {sha[:12]} is not in this repository")
+    crossing.refuse_secrets([scan_mod.Found(f.kind, "branch name", path=f"refs/heads/{b}")
+                    for b in {*branches, *delete} for f in redact.find_secrets(b, repo.extra_patterns)],
+                   "push: a branch name holds", "Nothing was sent. Rename the branch (git branch -m)")
     url = remote_url(repo, remote)
     client, path = transport.connect(url, raw.get_config_stack(), push=True)
     if (busy := transport.checked_out_there(client, path)) in {*branches, *delete}:
@@ -337,11 +334,13 @@ def push(repo, remote: str, branches: Mapping[str, str], *, delete: Sequence[str
             if HEADS + branch.encode() in old_refs:
                 new[HEADS + branch.encode()] = ZERO_SHA
                 result.deleted.append(branch)
+        outgoing.plan(old_refs, new)  # before a byte is sent: refused on a secret
         return new
 
+    outgoing = Outgoing(raw.object_store, repo.extra_patterns)
     meter = transport.PackMeter(raw.object_format)
     with transport.reaching(url, client):
-        sent = client.send_pack(path, update_refs, meter.wrap(raw.object_store.generate_pack_data),
+        sent = client.send_pack(path, update_refs, meter.wrap(outgoing.generate_pack_data),
                                 progress=_bytes_progress(progress))
         transport.settle_credentials(client)
     failed = {ref.decode()[len("refs/heads/"):]: why for ref, why in (sent.ref_status or {}).items() if why}

@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from memgit.core import redact
 from memgit.core.names import safe_text
+from memgit.store.objects import StoredObject
 
 MAX_CACHE_FILE = 256 << 20  # bytes; a bigger file under .git/memgit is not memgit's
 
@@ -43,11 +44,36 @@ def scan(repo, extra_patterns: Sequence[str] = (), *, caches: bool = True) -> li
     def check(text: str) -> list[redact.Finding]:
         return redact.find_secrets(text, extra_patterns)
 
+    found = _in_objects(repo.objects(), check)
+    for ref in repo.refs():
+        found += [Found(f.kind, "branch name" if ref.startswith("refs/heads/") else "ref name", path=ref)
+                  for f in check(ref)]
+    git_dir = repo.git_dir
+    found += _files(git_dir / "logs", "reflog", check, git_dir)
+    found += _files(git_dir / "config", "config", check, git_dir)
+    if caches:
+        found += _files(git_dir / "memgit", "cache", check, git_dir)
+    return _named_safely(found, extra_patterns)
+
+
+def scan_objects(objects: Iterable[StoredObject], extra_patterns: Sequence[str] = ()) -> list[Found]:
+    """Every possible secret in these objects (files, file names, commit messages): what a push is
+    about to send, or what a fetch brought, located by the commits among them."""
+    return _named_safely(_in_objects(objects, lambda text: redact.find_secrets(text, extra_patterns)),
+                         extra_patterns)
+
+
+def _named_safely(found: list[Found], extra_patterns: Sequence[str]) -> list[Found]:
+    # A place may be named by the secret itself (a file or branch named after a token): say where, not what.
+    return [replace(f, path=safe_text(f.path, extra_patterns)) for f in found]
+
+
+def _in_objects(objects: Iterable[StoredObject], check) -> list[Found]:
     found: list[Found] = []
     blobs: dict[str, list[redact.Finding]] = {}  # flagged blob -> its findings
     names: dict[str, list[tuple[str, redact.Finding]]] = {}  # tree -> (entry name, finding)
     commits, trees = [], {}
-    for obj in repo.objects():
+    for obj in objects:
         if obj.kind == "blob":
             if hits := check(obj.data.decode("utf-8", "replace")):
                 blobs[obj.sha] = hits
@@ -72,16 +98,7 @@ def scan(repo, extra_patterns: Sequence[str] = (), *, caches: bool = True) -> li
         commit, path = located.get(sha, ("", ""))
         found += [Found(f.kind, "file name", path=f"{path}/{name}".lstrip("/") if commit else name, commit=commit)
                   for name, f in hits]
-    for ref in repo.refs():
-        found += [Found(f.kind, "branch name" if ref.startswith("refs/heads/") else "ref name", path=ref)
-                  for f in check(ref)]
-    git_dir = repo.git_dir
-    found += _files(git_dir / "logs", "reflog", check, git_dir)
-    found += _files(git_dir / "config", "config", check, git_dir)
-    if caches:
-        found += _files(git_dir / "memgit", "cache", check, git_dir)
-    # A place may be named by the secret itself (a file or branch named after a token): say where, not what.
-    return [replace(f, path=safe_text(f.path, extra_patterns)) for f in found]
+    return found
 
 
 def _locate(commits, trees: dict, blobs: set[str], flagged_trees: set[str]) -> dict[str, tuple[str, str]]:

@@ -384,3 +384,46 @@ def test_a_branch_checked_out_in_a_local_repository_is_not_moved(mem, other):
     with pytest.raises(RemoteError, match="main is checked out in .*push to a bare repository"):
         remote.push(other, "laptop", {"main": other.head("main")})
     assert remote.push(other, "laptop", {"projects/x": mem.head("projects/x")}).updated == {}
+
+
+def test_a_push_scans_what_it_sends_and_an_unreachable_secret_stays_home(served, mem):
+    url, bare = served
+    remote.add_remote(mem, "origin", url)
+    remote.push(mem, "origin", mem.branches())
+    # a blob no commit holds (a rewrite's leftover): never sent, so no reason to refuse the push
+    kept = subprocess.run(["git", "-C", str(mem.path), "hash-object", "-w", "--stdin"], input=f"token: {TOKEN}\n",
+                          capture_output=True, text=True, check=True).stdout.strip()
+    old = mem.head("main")
+    head = mem.commit("main", {"notes/2026-11-21-more.md": b"more\n"}, "remember(main): more")
+    pushed = remote.push(mem, "origin", mem.branches())
+    assert pushed.updated == {"main": (old, head)} and pushed.objects == new_objects(mem, old, head) == 4
+    assert subprocess.run(["git", "-C", str(bare), "cat-file", "-e", kept]).returncode != 0
+    # a secret in the new commits: refused before anything is sent
+    person_commits(mem.path, "notes: deploy", {"notes/deploy.md": f"token: {TOKEN}\n"})
+    before = remote_refs(bare)
+    with pytest.raises(SecretFound, match="github_token in file notes/deploy.md") as refused:
+        remote.push(mem, "origin", mem.branches())
+    assert TOKEN not in refused.value.message and remote_refs(bare) == before
+    fsck(bare)
+
+
+def test_a_fetch_refuses_a_history_holding_a_secret_and_takes_in_nothing(served, mem, other, tmp_path):
+    url, bare = served
+    remote.add_remote(mem, "origin", url)
+    remote.push(mem, "origin", mem.branches())
+    remote.add_remote(other, "origin", url)
+    remote.fetch(other, "origin")
+    # someone pushes a secret to the remote with plain git, past memgit's gate
+    work = tmp_path / "by-hand"
+    subprocess.run(["git", "clone", "-q", "-b", "main", str(bare), str(work)], check=True)
+    person_commits(work, "notes: deploy", {"notes/deploy.md": f"token: {TOKEN}\n"})
+    git(work, "push", "-q", "origin", "HEAD:main")
+    tracked = remote.remote_heads(other, "origin")
+    objects = git(other.path, "count-objects", "-v")
+    with pytest.raises(SecretFound, match="refusing to take in .* github_token in file notes/deploy.md") as refused:
+        remote.fetch(other, "origin")
+    assert TOKEN not in refused.value.message
+    assert remote.remote_heads(other, "origin") == tracked  # nothing moved
+    assert git(other.path, "count-objects", "-v") == objects  # nothing joined the store
+    assert not list((other.path / ".git" / "memgit").glob("incoming-*"))
+    fsck(other.path)

@@ -67,15 +67,23 @@ def test_scan_names_every_place_a_secret_is_kept_and_never_its_value(planted, me
     assert TOKEN not in text.output
 
 
-def test_a_history_with_a_finding_is_not_pushed(planted, memory_path):
+def test_a_history_with_a_finding_is_not_pushed(planted, memory_path, tmp_path):
+    bare = tmp_path / "backup.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
     with MemoryRepo.open(memory_path) as repo, pytest.raises(SecretFound, match="refusing to push") as refused:
-        remote.ensure_pushable(repo)
+        remote.add_remote(repo, "origin", str(bare))
+        remote.push(repo, "origin", {b: sha for b, sha in repo.branches().items() if remote.is_memgit_branch(b)})
     assert TOKEN not in refused.value.message and AWS not in refused.value.message
+    assert "github_token in file notes/deploy.md" in refused.value.message  # found in what would be sent
+    assert git(bare, "for-each-ref") == "" and "count: 0" in git(bare, "count-objects", "-v")
 
 
 def test_a_clean_repository_scans_clean_and_may_be_pushed(memory_path, memgit_cli):
     assert memgit_cli("init").exit_code == 0
     result = memgit_cli("scan")
     assert result.exit_code == 0 and "no secret found" in result.stdout
+    bare = memory_path.parent / "backup.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
     with MemoryRepo.open(memory_path) as repo:
-        remote.ensure_pushable(repo)
+        remote.add_remote(repo, "origin", str(bare))
+        assert remote.push(repo, "origin", repo.branches()).updated
