@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import stat
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -188,11 +189,27 @@ class RepoReads:
     fast_log = True  # tests turn it off to compare both paths
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        """Tell whether ancestor is reachable from descendant (a fast-forward is possible)."""
-        from dulwich.graph import can_fast_forward
+        """Tell whether ancestor is reachable from descendant (a fast-forward is possible).
 
+        Parents are walked breadth first from descendant, never pruned by date (dulwich's
+        can_fast_forward skips commits older than `ancestor`): two machines' clocks disagree, and
+        a commit made where the clock ran behind would hide its ancestors. The usual question, is
+        the last head seen a few commits below this one, is answered in a few reads.
+        """
         a, d = self._resolve(ancestor), self._resolve(descendant)
-        return a is not None and d is not None and can_fast_forward(self._repo, a, d)
+        if a is None or d is None:
+            return False
+        seen, queue = {d}, deque([d])
+        while queue:
+            sha = queue.popleft()
+            if sha == a:
+                return True
+            try:
+                parents = self._repo.object_store[sha].parents
+            except KeyError:  # a parent missing from the store cannot lead anywhere
+                continue
+            queue.extend(p for p in parents if p not in seen and not seen.add(p))
+        return False
 
     def changed_paths(self, sha: str) -> list[str]:
         """Return the paths a commit changed against its first parent, sorted."""

@@ -90,18 +90,6 @@ class MemoryRepo(RepoMerges):
         config.write_to_path()
         return cls(repo, author=author, gate=gate, extra_patterns=extra_patterns)
 
-    def check_out_new(self, heads: Mapping[str, str]) -> None:
-        """Create each branch at its sha in a repository that has none yet; main's files are written
-        to the worktree (a clone: the branches come from a remote, nothing is committed).
-
-        Raises:
-            MemgitError: a branch exists already, or a sha is not in the object store.
-        """
-        for branch, sha in sorted(heads.items(), key=lambda kv: kv[0] != MAIN):
-            if sha.encode() not in self._objects:
-                raise MemgitError(f"cannot create {branch}: {sha[:12]} is not in the repository")
-            self._publish(branch, None, sha.encode(), "branch: cloned")
-
     @classmethod
     def open(
         cls, path: Path, *, author: str = DEFAULT_AUTHOR, gate: Gate | None = None,

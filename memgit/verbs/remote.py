@@ -172,7 +172,8 @@ def clone(cfg: Config, url: str, *, name: str = "origin", progress: Progress = N
                 raise RemoteError(f"{transport.describe_url(url)} holds no memory repository (no branch {MAIN}); "
                                   f"to start one there from this machine: memgit init && memgit remote add {name} "
                                   f"URL && memgit push")
-            repo.check_out_new(fetched.heads)
+            for branch, sha in sorted(fetched.heads.items(), key=lambda kv: kv[0] != MAIN):
+                repo.create_branch(branch, sha)  # main first: checked out, its files written
             heads.update(fetched.heads)
 
     bootstrap.clone(cfg.repo_path, fill)

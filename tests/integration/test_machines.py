@@ -312,3 +312,27 @@ def test_a_note_edited_differently_on_both_machines_is_reported_never_committed(
     b.run("push")
     a.run("pull")
     assert b.heads() == a.heads() and "edited on the laptop" in git(b.memory, "show", f"projects/app:{note}")
+
+
+def test_a_machine_whose_clock_runs_a_day_ahead_still_joins_and_pushes(machines, tmp_path, monkeypatch):
+    import time
+
+    a, b = machines
+    bare = servers.bare_repo(tmp_path / "memory.git")
+    app_a = make_git_project(a.home / "dev" / "app", APP_REMOTE)
+    app_b = make_git_project(b.home / "src" / "app", APP_REMOTE)
+    a.session(app_a, "ahead", "Always run `make fmt` before committing.")
+    b.session(app_b, "behind", "Always tag releases with `make tag`.")
+    real = time.time
+    with monkeypatch.context() as clock:
+        clock.setattr(time, "time", lambda: real() + 86400)  # a's commits are dated tomorrow
+        a.run("sync")
+        a.run("remote", "add", "origin", str(bare))
+        a.run("push")
+    b.run("sync")
+    b.run("remote", "add", "origin", str(bare))
+    b.run("pull")  # b's merge is dated today, its second parent tomorrow
+    b.run("push")  # a fast-forward for the remote, whatever the dates say
+    a.run("pull")
+    assert a.heads() == b.heads() and len(extracted(a.memory)) == 2
+    fsck(bare)
