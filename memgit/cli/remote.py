@@ -99,8 +99,8 @@ def remote_remove(name, repo_path, as_json) -> None:
 def push(name, repo_path, as_json) -> None:
     """Send every memgit branch to the remote (default: [repo] remote, "origin"): only new objects.
 
-    Refused while the history holds a possible secret (see `memgit scan`), and when the remote
-    has commits this repository lacks (run `memgit pull` first); nothing is ever forced.
+    Refused when what it would send holds a possible secret (see `memgit scan`), and when the
+    remote has commits this repository lacks (run `memgit pull` first); nothing is ever forced.
 
     Example: memgit push
     """
