@@ -212,34 +212,31 @@ def _handler(backend: HttpBackend) -> type[BaseHTTPRequestHandler]:
 # -- fixtures -------------------------------------------------------------------------------------
 
 
+def _served(tmp_path: Path, program: str, what: str) -> Path:
+    """tmp_path/"served", the folder a server exports; the test is skipped when git lacks the program."""
+    if git_program(program) is None:
+        pytest.skip(f"`{what}` is not available ({program} not under `git --exec-path`)")
+    root = tmp_path / "served"
+    root.mkdir(exist_ok=True)
+    return root
+
+
 @pytest.fixture
 def git_daemon(tmp_path):
     """A running `git daemon` over tmp_path/"served" (skipped when git has no daemon)."""
-    if git_program("git-daemon") is None:
-        pytest.skip("`git daemon` is not available (git-daemon not under `git --exec-path`)")
-    root = tmp_path / "served"
-    root.mkdir(exist_ok=True)
-    with GitDaemon(root) as daemon:
+    with GitDaemon(_served(tmp_path, "git-daemon", "git daemon")) as daemon:
         yield daemon
 
 
 @pytest.fixture
 def http_server(tmp_path):
     """git's smart HTTP over tmp_path/"served", no authentication (skipped without git-http-backend)."""
-    if git_program("git-http-backend") is None:
-        pytest.skip("`git http-backend` is not available (not under `git --exec-path`)")
-    root = tmp_path / "served"
-    root.mkdir(exist_ok=True)
-    with HttpBackend(root) as server:
+    with HttpBackend(_served(tmp_path, "git-http-backend", "git http-backend")) as server:
         yield server
 
 
 @pytest.fixture
 def http_auth_server(tmp_path):
     """git's smart HTTP over tmp_path/"served" requiring Basic auth as ("memgit", "s3cret-pass")."""
-    if git_program("git-http-backend") is None:
-        pytest.skip("`git http-backend` is not available (not under `git --exec-path`)")
-    root = tmp_path / "served"
-    root.mkdir(exist_ok=True)
-    with HttpBackend(root, auth=("memgit", "s3cret-pass")) as server:
+    with HttpBackend(_served(tmp_path, "git-http-backend", "git http-backend"), auth=("memgit", "s3cret-pass")) as server:
         yield server

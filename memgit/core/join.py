@@ -84,21 +84,19 @@ def join_project_md(base: str | None, ours: str, theirs: str, branch: str) -> st
 
 def united(ours: Project, theirs: Project) -> Project:
     """`ours` also listing the remotes and paths of `theirs` it does not list yet (in their order)."""
-    remotes = list(ours.remotes)
-    known = _remotes(ours)
-    for remote in theirs.remotes:
-        key = _remote_key(remote)
-        if key is not None and key not in known:
-            remotes.append(remote)
-            known.add(key)
-    paths = list(ours.paths)
-    seen = _paths(ours)
-    for path in theirs.paths:
-        key = _path_key(path)
-        if key is not None and key not in seen:
-            paths.append(path)
-            seen.add(key)
-    return replace(ours, remotes=tuple(remotes), paths=tuple(paths))
+    return replace(ours, remotes=_added(ours.remotes, _remotes(ours), theirs.remotes, _remote_key),
+                   paths=_added(ours.paths, _paths(ours), theirs.paths, _path_key))
+
+
+def _added(mine: tuple[str, ...], known: set, others: tuple[str, ...], key) -> tuple[str, ...]:
+    """mine, then each of others whose key (None: not an identity) is not known yet."""
+    found, known = list(mine), set(known)
+    for value in others:
+        k = key(value)
+        if k is not None and k not in known:
+            found.append(value)
+            known.add(k)
+    return tuple(found)
 
 
 def overlaps(a: Project, b: Project) -> bool:
