@@ -36,6 +36,7 @@ SCRIPTS = {
     "eval": "bench_eval.py",
     "zst": "bench_zst.py",
     "push": "bench_push.py",
+    "prompt_hook": "bench_prompt_hook.py",
 }
 SCRIPTS = {name: script for name, script in SCRIPTS.items() if (HERE / script).exists()}
 

@@ -12,7 +12,10 @@ that adds noise at every turn is worse than none. A hit is added only when
    the share of the memory holding the word (about 4 for a word in 2% of it, near 0 for a word most
    of it holds), not on the memory's size: two words must both be rare to count, three may be
    commoner. The summaries are left out: the session was told its own, and the others repeat
-   learnings indexed on their own.
+   learnings indexed on their own;
+3. it holds at least one of the prompt's words that at most COMMON_SHARE of the memory holds: the
+   others are not looked up (a word in 10% of it has an IDF near 2, and ranking the thousands of
+   units holding "tests" in a large memory would cost more than the rest of the hook).
 How the numbers were chosen (bench/bench_prompt_hook.py --relevance prints them again): over a sync
 of the labelled fixtures (../shared/eval, 563 search units), each labelled fact's statement used as a
 prompt brings back a note of its own session for 90% of the facts; 40 prompts about other things
@@ -37,6 +40,7 @@ MIN_SHARED = 2
 SHARE_PER_WORD = 0.25
 FLOOR = 1.0  # BM25 per shared word, for a hit sharing three words or more (see the module docstring)
 PAIR_FLOOR = 4.0  # BM25 per shared word, for a hit sharing two
+COMMON_SHARE = 0.1  # a word in more of the memory's units than this is not looked up (see rule 3)
 KINDS = ("learning", "note", "pinned", "memory", "skill", "imported")  # every kind but "summary"
 CANDIDATES = 40  # read from the index, best BM25 first, before the bar and the ranking
 HEAD = ('<memgit-context source="memgit" kind="reference-data">\n'

@@ -42,14 +42,13 @@ def recall(repo_path: str, cwd: str, prompt: str, *, now: float) -> Recalled:
     state = os.path.join(repo_path, ".git", "memgit")
     if not os.path.exists(search_index.path_of(state)):
         return Recalled()  # no memory repository, or no index yet: the next sync builds it
-    candidates = search_index.query(state, match_expression(" ".join(words)), limit=rules.CANDIDATES,
-                                     kinds=rules.KINDS)
-    if not candidates:
+    found = candidates(state, words)
+    if not found:
         if not search_index.indexed_heads(state):
             return Recalled("", [f"the search index {search_index.path_of(state)} is unreadable or empty; "
                                  "the next `memgit sync` rebuilds it"])
         return Recalled()
-    passed = rules.relevant(candidates, words)
+    passed = rules.relevant(found, words)
     if not passed:
         return Recalled()
     problems: list[str] = []
@@ -57,6 +56,16 @@ def recall(repo_path: str, cwd: str, prompt: str, *, now: float) -> Recalled:
     hits = rank(passed, current=branch, now_date=time.strftime("%Y-%m-%d", time.gmtime(now)))
     hits = rules.scope_order(rules.untold(hits, told), branch)
     return Recalled(rules.render(hits), problems)
+
+
+def candidates(state_dir: str, words: list[str]) -> list:
+    """The index's (doc, bm25, snippet) for the prompt's words that are not common (rule 3 of the bar)."""
+    common = search_index.common_words(state_dir, words, share=rules.COMMON_SHARE)
+    looked_up = [w for w in words if w not in common]
+    if not looked_up:
+        return []
+    return search_index.query(state_dir, match_expression(" ".join(looked_up)), limit=rules.CANDIDATES,
+                              kinds=rules.KINDS)
 
 
 def told_context(repo_path: str, cwd: str, problems: list[str]) -> tuple[str | None, str]:
