@@ -38,6 +38,7 @@ SCRIPTS = {
     "push": "bench_push.py",
     "search": "bench_search.py",
     "search_eval": "bench_search_eval.py",
+    "prompt_hook": "bench_prompt_hook.py",
 }
 SCRIPTS = {name: script for name, script in SCRIPTS.items() if (HERE / script).exists()}
 

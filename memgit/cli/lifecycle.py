@@ -72,6 +72,18 @@ def hook_session_start(agent) -> None:
     hook_mod.main(["session-start", "--agent", agent])
 
 
+@hook.command("user-prompt-submit")
+@_agent_arg
+def hook_user_prompt_submit(agent) -> None:
+    """Print the memories relevant to the prompt (UserPromptSubmit; Gemini CLI: BeforeAgent), else nothing.
+
+    Example: memgit hook user-prompt-submit < tests/data/hooks/user-prompt-submit.json
+    """
+    from memgit.hook import entry as hook_mod
+
+    hook_mod.main(["user-prompt-submit", "--agent", agent])
+
+
 @hook.command("session-end")
 @_agent_arg
 def hook_session_end(agent) -> None:

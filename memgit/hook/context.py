@@ -51,7 +51,7 @@ def serve(repo_path: str, cwd: str, *, session_id: str | None = None, transcript
             index, memo = _briefing().build_index(store.repo, store.cfg, git_dir=git_dir, now=now)
             heads = index["heads"]
             save_index(cdir, index, memo, problems)
-        branch = _branch_of(cwd, index, cdir, problems)
+        branch = branch_of(cwd, index, cdir, problems)
         parts = {}
         for name in ([branch] if branch else []) + [MAIN]:
             if name not in heads:
@@ -73,7 +73,7 @@ def serve(repo_path: str, cwd: str, *, session_id: str | None = None, transcript
                   eligible=eligible, cached=cached, problems=problems)
 
 
-def _branch_of(cwd: str, index: dict, cdir: str, problems: list[str]) -> str | None:
+def branch_of(cwd: str, index: dict, cdir: str, problems: list[str]) -> str | None:
     """Return the project branch of `cwd` (None: no known project), remembering it in dirs.json."""
     path = os.path.join(cdir, "dirs.json")
     memo = read_json(path)

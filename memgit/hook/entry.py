@@ -7,6 +7,8 @@ cwd, transcript_path, hook_event_name) and read the same SessionStart answer (AN
 - `session-start` prints {"hookSpecificOutput": {"hookEventName": "SessionStart",
   "additionalContext": ...}} for the session's cwd (memgit.hook.context), then starts a detached
   `memgit sync` when finished sessions of the project wait unread and no sync is running.
+- `user-prompt-submit` (Claude Code's and Codex's UserPromptSubmit, Gemini CLI's BeforeAgent) prints
+  the few memories relevant to the prompt (memgit.hook.prompt), or nothing at all.
 - `session-end` and `pre-compact` start a detached `memgit sync --session ID` and return at once
   (SessionEnd shares a 1.5 s budget with every other hook).
 
@@ -16,7 +18,7 @@ one line to `.git/memgit/hook.log` (`~/.cache/memgit/hook.log` without a reposit
 `$MEMGIT_HOOK_LOG` overrides). It never waits for the sync lock.
 
 This is the only module that speaks the hook protocol. It imports os, sys, json and time at the
-top and nothing of memgit but memgit.hook.context: the console script (memgit.entry) reaches it
+top and nothing of memgit but memgit.hook.context (or memgit.hook.prompt): the console script (memgit.entry) reaches it
 without click, and a session start served from the cache never imports dulwich or yaml.
 """
 
@@ -27,7 +29,8 @@ import os
 import sys
 import time
 
-EVENTS = {"session-start": "SessionStart", "session-end": "SessionEnd", "pre-compact": "PreCompact"}
+EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit", "session-end": "SessionEnd",
+          "pre-compact": "PreCompact"}
 MAX_INPUT = 1 << 20  # hook stdin is a few hundred bytes; more is not a hook payload
 LOG_LIMIT = 256 * 1024  # a log past this size is moved to <name>.1 before the next line
 HOOK_LOG = "hook.log"
@@ -40,6 +43,10 @@ DEFAULT_AGENT = "claude-code"
 # context"), Codex (codex-rs/hooks/schema/generated/session-start.command.output.schema.json: no other
 # key in hookSpecificOutput but `env`), Gemini CLI (packages/core/src/hooks/types.ts SessionStartOutput).
 ANSWER = {agent: "hookSpecificOutput" for agent in AGENTS}
+# The prompt hook's answer carries the event's name as each agent calls it: UserPromptSubmit for Claude
+# Code and Codex (codex-rs/hooks/schema/generated/user-prompt-submit.command.output.schema.json), BeforeAgent
+# for Gemini CLI (packages/core/src/hooks/types.ts BeforeAgentOutput: appended to this turn's prompt only).
+PROMPT_EVENT = {"claude-code": "UserPromptSubmit", "codex": "UserPromptSubmit", "gemini": "BeforeAgent"}
 RESTART_AFTER = 600  # seconds: a sync that left a session unread (a torn last line) is not rerun at every start
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # holds memgit/
 
@@ -83,10 +90,10 @@ def agent_of(args: list[str]) -> str:
 
 
 def run(event: str, raw: bytes, env, *, now: float, agent: str = DEFAULT_AGENT) -> None:
-    """Handle one hook event: print the session-start answer, start the background sync.
+    """Handle one hook event: print the session-start or prompt answer, start the background sync.
 
     Raises:
-        HookError: an unknown event, stdin that is not a JSON object, no usable session id.
+        HookError: an unknown event, stdin that is not a JSON object, no usable session id, no prompt.
         Exception: anything reading the repository or the config raised (main logs it).
     """
     if event not in EVENTS:
@@ -95,6 +102,9 @@ def run(event: str, raw: bytes, env, *, now: float, agent: str = DEFAULT_AGENT) 
     repo = repo_path(env)
     if event == "session-start":
         session_start(payload, repo, env, now=now, agent=agent)
+        return
+    if event == "user-prompt-submit":
+        user_prompt_submit(payload, repo, env, now=now, agent=agent)
         return
     session = payload.get("session_id")
     if not _valid_session_id(session):
@@ -113,10 +123,7 @@ def session_start(payload: dict, repo: str, env, *, now: float, agent: str = DEF
     if served is None:
         return  # no memory repository yet: nothing to tell
     if served.text:
-        data = json.dumps(answer(agent, served.text)).encode("ascii") + b"\n"  # built whole, written once
-        out = sys.stdout.buffer
-        out.write(data)
-        out.flush()
+        write(answer(agent, served.text))
     for problem in served.problems:
         log_line(env, "session-start", problem)
     from memgit.store.lock import is_held
@@ -127,11 +134,33 @@ def session_start(payload: dict, repo: str, env, *, now: float, agent: str = DEF
         _touch(os.path.join(state, SYNC_STAMP))
 
 
-def answer(agent: str, text: str) -> dict:
-    """The SessionStart answer in the shape `agent` reads (see ANSWER)."""
+def user_prompt_submit(payload: dict, repo: str, env, *, now: float, agent: str = DEFAULT_AGENT) -> None:
+    """Print the memories relevant to the prompt, if any clear the bar; never update the index."""
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str):
+        raise HookError(f"{PROMPT_EVENT.get(agent, 'UserPromptSubmit')} input has no prompt ({type(prompt).__name__})")
+    from memgit.hook import prompt as recall
+
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) and payload["cwd"] else os.getcwd()
+    found = recall.recall(repo, cwd, prompt, now=now)
+    if found.text:
+        write(answer(agent, found.text, PROMPT_EVENT[agent]))
+    for problem in found.problems:
+        log_line(env, "user-prompt-submit", problem)
+
+
+def write(answer: dict) -> None:
+    """Write one whole JSON answer to stdout, built first and written once."""
+    out = sys.stdout.buffer
+    out.write(json.dumps(answer).encode("ascii") + b"\n")
+    out.flush()
+
+
+def answer(agent: str, text: str, event: str = "SessionStart") -> dict:
+    """The answer to `event` (SessionStart, or the prompt's event) in the shape `agent` reads (see ANSWER)."""
     if ANSWER.get(agent) == "hookSpecificOutput":
-        return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
-    raise HookError(f"no SessionStart answer for agent {agent!r}")
+        return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    raise HookError(f"no {event} answer for agent {agent!r}")
 
 
 def parse_payload(raw: bytes, agent: str = DEFAULT_AGENT) -> dict:

@@ -8,19 +8,14 @@ read it without dulwich (the prompt hook calls them), so nothing here imports me
 
 from __future__ import annotations
 
-import hashlib
 import json
-import logging
 import os
-import shutil
 import sqlite3
-import subprocess
 from collections.abc import Sequence
 
 from memgit.core import scopes, search
 from memgit.core.vocab import MAIN, PREFIX
 
-log = logging.getLogger("memgit.store.search_index")
 FILE = "search.sqlite"
 SCHEMA = 3  # bump when the tables or documents() change: every branch is indexed again
 DIRS = ("sessions", "notes", "skills", "imported")  # compared as trees: unchanged ones cost one lookup
@@ -41,6 +36,14 @@ CREATE INDEX docs_file ON docs (branch, path);
 CREATE VIRTUAL TABLE fts USING fts5(title, text, tokenize='porter unicode61');
 INSERT INTO meta VALUES ('schema', '{SCHEMA}');
 """
+
+
+def _log():
+    """This module's logger; logging (and hashlib, in _index_branch) is imported when needed: the
+    prompt hook reads the index at every prompt and never logs from here on its way."""
+    import logging
+
+    return logging.getLogger("memgit.store.search_index")
 
 
 def path_of(state_dir) -> str:
@@ -71,7 +74,7 @@ def _connect(state_dir, *, create: bool) -> sqlite3.Connection | None:
         except sqlite3.DatabaseError as e:
             if not create:
                 return None
-            log.warning("search index %s is unreadable (%s); rebuilding it", path, e)
+            _log().warning("search index %s is unreadable (%s); rebuilding it", path, e)
         _remove(path)
     return None
 
@@ -123,7 +126,7 @@ def update(repo, state_dir) -> dict:
             db.close()
             if attempt == 2:
                 raise
-            log.warning("search index %s failed (%s); rebuilding it", path_of(state_dir), e)
+            _log().warning("search index %s failed (%s); rebuilding it", path_of(state_dir), e)
             _remove(path_of(state_dir))
             counts = dict.fromkeys(counts, 0)
         finally:
@@ -159,6 +162,8 @@ def _update(db: sqlite3.Connection, repo, heads: dict[str, str], counts: dict) -
 
 def _index_branch(db, repo, branch: str, head: str, old: dict, counts: dict) -> dict:
     """Index what changed in one branch since the state `old` ({} for all); return the new state."""
+    from hashlib import sha1
+
     state, docs = {}, []
     for directory in DIRS:
         tree = repo.tree_id(head, directory)
@@ -180,7 +185,7 @@ def _index_branch(db, repo, branch: str, head: str, old: dict, counts: dict) -> 
     state["project"] = _identities(branch, data)
     for name in ROOT_FILES:
         data = repo.read(head, name)
-        digest = hashlib.sha1(data).hexdigest() if data is not None else None
+        digest = sha1(data).hexdigest() if data is not None else None
         state[name] = digest
         if digest == old.get(name):
             continue
@@ -194,6 +199,9 @@ def _index_branch(db, repo, branch: str, head: str, old: dict, counts: dict) -> 
 def _read_blobs(repo, ids: set[str]) -> dict[str, bytes]:
     """The contents of blobs by id: many at once by `git cat-file --batch` (10,000 notes in ~0.2 s,
     where dulwich takes ~1.3 s), else (no git, a failure, a few) one by one through the repository."""
+    import shutil
+    import subprocess  # here, not at the top: the prompt hook imports this module at every prompt
+
     if len(ids) >= BATCH and (git := shutil.which("git")):
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}  # memgit may run in a git hook
         env["GIT_CONFIG_NOSYSTEM"] = "1"
@@ -202,7 +210,7 @@ def _read_blobs(repo, ids: set[str]) -> dict[str, bytes]:
                                   input="\n".join(ids).encode() + b"\n", capture_output=True, env=env, check=True)
             return _parse_batch(done.stdout, len(ids))
         except (OSError, subprocess.CalledProcessError, ValueError) as e:
-            log.debug("git cat-file --batch failed (%s); reading through dulwich", e)
+            _log().debug("git cat-file --batch failed (%s); reading through dulwich", e)
     return {blob: repo.read_blob(blob) for blob in ids}
 
 
@@ -307,8 +315,37 @@ def query(state_dir, match: str, *, branches: Sequence[str] | None = None, types
         finally:
             db.close()
     except sqlite3.OperationalError as e:  # an expression FTS5 refuses: nothing matches it
-        log.debug("search %r: %s", match, e)
+        _log().debug("search %r: %s", match, e)
         return []
     except sqlite3.DatabaseError:
         return []
     return [(search.Doc(*row[:10]), row[10], row[11]) for row in rows]
+
+
+def common_words(state_dir, words: Sequence[str], *, share: float) -> set[str]:
+    """The words found in more than `share` of the indexed documents ({} without an index).
+
+    Each word is looked up as FTS5 would match it (stemmed), without ranking: a lookup stops one
+    document past the share, so a word every note holds costs no more than a rare one. The prompt
+    hook leaves such words out of its query (they weigh next to nothing in BM25, and ranking
+    every document that holds them would cost more than the rest of the hook).
+    """
+    try:
+        db = _connect(state_dir, create=False)
+        if db is None:
+            return set()
+        try:
+            # max(id) and not count(*): 0.1 ms against 10-20 ms for 60,000 documents; ids freed by
+            # deletions make it an overestimate, which only lets a few more words through.
+            enough = max(1, int(share * (db.execute("SELECT max(id) FROM docs").fetchone()[0] or 0)))
+            common = set()
+            for word in words:
+                found = db.execute("SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)",
+                                   (search.match_expression(word) or '""', enough + 1)).fetchone()[0]
+                if found > enough:
+                    common.add(word)
+            return common
+        finally:
+            db.close()
+    except sqlite3.DatabaseError:
+        return set()

@@ -24,7 +24,7 @@ ORIGINAL = {
     },
     "statusLine": {"type": "command", "command": "~/.claude/statusline.sh"},
 }
-EVENTS = ("SessionStart", "SessionEnd", "PreCompact")
+EVENTS = ("SessionStart", "UserPromptSubmit", "SessionEnd", "PreCompact")
 
 
 def memgit_handlers(settings: dict) -> dict[str, list[dict]]:
@@ -63,10 +63,12 @@ def test_install_adds_memgit_once_keeps_everything_else_and_uninstall_restores(m
         assert {e: len(handlers.get(e, [])) for e in EVENTS} == {e: 1 for e in EVENTS}
     commands = {e: handlers[e][0]["command"] for e in EVENTS}
     assert commands["SessionStart"].endswith(" hook session-start")
+    assert commands["UserPromptSubmit"].endswith(" hook user-prompt-submit")
     assert commands["SessionEnd"].endswith(" hook session-end") and commands["PreCompact"].endswith(" hook pre-compact")
     groups = {e: next(g for g in installed["hooks"][e] if handlers[e][0] in g["hooks"]) for e in EVENTS}
     assert groups["SessionStart"]["matcher"] == "startup|resume|clear|compact"
     assert groups["PreCompact"]["matcher"] == "manual|auto" and "matcher" not in groups["SessionEnd"]
+    assert "matcher" not in groups["UserPromptSubmit"]  # it has none (ignored if given)
     assert handlers["SessionEnd"][0]["timeout"] <= 1.5  # SessionEnd hooks share a 1.5 s budget
     backups = sorted(settings.parent.glob("settings.json.memgit-backup-*"))
     assert len(backups) == 1 and json.loads(backups[0].read_text()) == ORIGINAL  # written before the change
@@ -98,7 +100,7 @@ def test_dry_run_writes_nothing(memgit_cli, settings):
     before = settings.read_bytes()
     data = json.loads(memgit_cli("install", "--settings", str(settings), "--dry-run", "--json").stdout)
     [claude] = data["agents"]
-    assert data["dry_run"] and data["changed"] and len(claude["changes"]) == 3 and claude["backup"] is None
+    assert data["dry_run"] and data["changed"] and len(claude["changes"]) == len(EVENTS) and claude["backup"] is None
     assert settings.read_bytes() == before and not list(settings.parent.glob("*.memgit-backup-*"))
 
 
@@ -151,7 +153,8 @@ def test_the_default_settings_file_follows_claude_config_dir(memgit_cli, hermeti
 
 def test_memgit_handlers_are_recognised_in_every_spelling():
     yes = ["memgit hook session-start", "/home/u/.local/bin/memgit hook session-end",
-           "'/Applications/My Tools/memgit' hook pre-compact", "/usr/bin/python3 -m memgit.entry hook session-start"]
+           "'/Applications/My Tools/memgit' hook pre-compact", "/usr/bin/python3 -m memgit.entry hook session-start",
+           "/home/u/.local/bin/memgit hook user-prompt-submit --agent gemini"]
     no = ["echo memgit", "memgit sync", "~/bin/guard.sh", "memgit-hook session-start"]
     assert all(install_mod.is_memgit_handler({"type": "command", "command": c}) for c in yes)
     assert not any(install_mod.is_memgit_handler({"type": "command", "command": c}) for c in no)
@@ -191,7 +194,7 @@ PLUGIN_FIELDS = {"name": str, "displayName": str, "version": str, "description":
                  "defaultEnabled": bool}
 MATCHES = {"SessionStart": {"startup", "resume", "clear", "compact", "fork"},
            "SessionEnd": {"clear", "resume", "logout", "prompt_input_exit", "other"},
-           "PreCompact": {"manual", "auto"}}
+           "PreCompact": {"manual", "auto"}, "UserPromptSubmit": set()}
 HANDLER_FIELDS = {"type", "command", "args", "timeout", "statusMessage", "async", "asyncRewake", "shell", "if", "once"}
 
 

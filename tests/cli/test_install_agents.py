@@ -118,17 +118,22 @@ def test_install_wires_every_agent_found_with_exactly_memgits_entries(memgit_cli
     assert {e: g for e, g in memgit_groups(docs["claude-code"]).items() if g} == {
         "SessionStart": [{"matcher": "startup|resume|clear|compact",
                           "hooks": [{"type": "command", "command": f"{m} hook session-start", "timeout": 10}]}],
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"{m} hook user-prompt-submit", "timeout": 5}]}],
         "SessionEnd": [{"hooks": [{"type": "command", "command": f"{m} hook session-end", "timeout": 1}]}],
         "PreCompact": [{"matcher": "manual|auto",
                         "hooks": [{"type": "command", "command": f"{m} hook pre-compact", "timeout": 10}]}]}
     assert {e: g for e, g in memgit_groups(docs["codex"]).items() if g} == {  # seconds; Codex has no SessionEnd
         "SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [
             {"type": "command", "command": f"{m} hook session-start --agent codex", "timeout": 10}]}],
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"{m} hook user-prompt-submit --agent codex",
+                                         "timeout": 5}]}],
         "PreCompact": [{"hooks": [{"type": "command", "command": f"{m} hook pre-compact --agent codex",
                                    "timeout": 10}]}]}
     assert {e: g for e, g in memgit_groups(docs["gemini"]).items() if g} == {  # milliseconds, named, no matcher
         "SessionStart": [{"hooks": [{"name": "memgit-session-start", "type": "command",
                                      "command": f"{m} hook session-start --agent gemini", "timeout": 10_000}]}],
+        "BeforeAgent": [{"hooks": [{"name": "memgit-user-prompt-submit", "type": "command",
+                                    "command": f"{m} hook user-prompt-submit --agent gemini", "timeout": 5_000}]}],
         "SessionEnd": [{"hooks": [{"name": "memgit-session-end", "type": "command",
                                    "command": f"{m} hook session-end --agent gemini", "timeout": 5_000}]}],
         "PreCompress": [{"hooks": [{"name": "memgit-pre-compact", "type": "command",
@@ -165,7 +170,7 @@ def test_a_file_memgit_created_is_removed_again(memgit_cli, hermetic_env):
     (hermetic_env / ".codex").mkdir()
     assert memgit_cli("install", "--agent", "codex").exit_code == 0
     hooks = hermetic_env / ".codex" / "hooks.json"
-    assert set(json.loads(hooks.read_text())["hooks"]) == {"SessionStart", "PreCompact"}
+    assert set(json.loads(hooks.read_text())["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreCompact"}
     assert "memgit had created it" in memgit_cli("uninstall", "--agent", "codex").stdout
     assert not hooks.exists() and not (hermetic_env / ".claude").exists()  # only the agent named
 

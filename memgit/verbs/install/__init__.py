@@ -1,8 +1,8 @@
 """`memgit install` / `uninstall`: wire memgit into Claude Code, Codex and Gemini CLI, and take it out again.
 
 For each agent (memgit.verbs.install.agents), by its documented mechanism: memgit's hook entries in
-its hooks file (session start -> `memgit hook session-start`, the context; session end and
-compaction -> a background sync), added as text so every other byte stays (files.py), and the
+its hooks file (session start -> `memgit hook session-start`, the context; each prompt ->
+`memgit hook user-prompt-submit`, what memory holds on it; session end and compaction -> a background sync), added as text so every other byte stays (files.py), and the
 repository's skills published into its skills folder, namespaced `memgit-<scope>-<name>` (skills.py).
 What was added is recorded (manifest.py) so that uninstall gives every file back byte for byte.
 """

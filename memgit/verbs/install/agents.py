@@ -1,17 +1,19 @@
 """The agents memgit wires itself into, each by its own documented mechanism (one row each).
 
-| agent       | hooks file                        | events memgit uses                        | skills folder        |
-|-------------|-----------------------------------|-------------------------------------------|----------------------|
-| Claude Code | ~/.claude/settings.json           | SessionStart, SessionEnd, PreCompact (s)  | ~/.claude/skills     |
-| Codex       | $CODEX_HOME/hooks.json            | SessionStart, PreCompact (s)              | ~/.agents/skills     |
-| Gemini CLI  | ~/.gemini/settings.json           | SessionStart, SessionEnd, PreCompress (ms)| ~/.gemini/skills     |
+| agent       | hooks file                  | events memgit uses                                           | skills folder    |
+|-------------|-----------------------------|--------------------------------------------------------------|------------------|
+| Claude Code | ~/.claude/settings.json     | SessionStart, UserPromptSubmit, SessionEnd, PreCompact (s)   | ~/.claude/skills |
+| Codex       | $CODEX_HOME/hooks.json      | SessionStart, UserPromptSubmit, PreCompact (s)               | ~/.agents/skills |
+| Gemini CLI  | ~/.gemini/settings.json     | SessionStart, BeforeAgent, SessionEnd, PreCompress (ms)      | ~/.gemini/skills |
 
 Sources: Claude Code's hooks and skills docs (code.claude.com/docs/en/hooks, /skills); Codex
 `codex-rs/config/src/hook_config.rs` (hooks.json beside config.toml, `timeout` in seconds, no
 SessionEnd event; user hooks run only once trusted in /hooks) and `core-skills/src/loader.rs`
 (`$HOME/.agents/skills` for a user's skills; `$CODEX_HOME/skills` is deprecated); Gemini CLI
 `docs/hooks/reference.md` (`timeout` in milliseconds, lifecycle matchers are exact strings, so none
-is set) and `docs/cli/skills.md` (`~/.gemini/skills`).
+is set; BeforeAgent is its prompt hook, additionalContext appended to that turn's prompt) and
+`docs/cli/skills.md` (`~/.gemini/skills`). The prompt hook (`memgit hook user-prompt-submit`) answers in
+milliseconds; its timeout only bounds a pathological wait, since the agent holds the prompt meanwhile.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ class Agent:
 AGENTS = {
     CLAUDE_CODE: Agent(CLAUDE_CODE, "Claude Code", "settings.json", (
         Hook("SessionStart", "startup|resume|clear|compact", "session-start", 10),
+        Hook("UserPromptSubmit", None, "user-prompt-submit", 5),
         # SessionEnd hooks share a 1.5 s budget that a larger timeout in a settings file would raise
         # for every hook: memgit returns in milliseconds and asks for no more than a second.
         Hook("SessionEnd", None, "session-end", 1),
@@ -65,11 +68,13 @@ AGENTS = {
     # Codex has no SessionEnd: a compaction, and the next session start, sync what is finished.
     CODEX: Agent(CODEX, "Codex", "hooks.json", (
         Hook("SessionStart", "startup|resume|clear|compact", "session-start", 10),
+        Hook("UserPromptSubmit", None, "user-prompt-submit", 5),
         Hook("PreCompact", None, "pre-compact", 10),
     ), agent_arg=True),
     # Gemini CLI does not wait for SessionEnd; PreCompress is advisory and asynchronous.
     GEMINI: Agent(GEMINI, "Gemini CLI", "settings.json", (
         Hook("SessionStart", None, "session-start", 10_000),
+        Hook("BeforeAgent", None, "user-prompt-submit", 5_000),
         Hook("SessionEnd", None, "session-end", 5_000),
         Hook("PreCompress", None, "pre-compact", 10_000),
     ), agent_arg=True, named=True),

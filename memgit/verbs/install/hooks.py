@@ -17,7 +17,7 @@ from memgit.verbs.install import jsontext
 from memgit.verbs.install.agents import Agent
 
 _MEMGIT_COMMAND = re.compile(
-    r"memgit(?:\.exe|\.entry|\.cli)?['\"]?\s+hook\s+(?:session-start|session-end|pre-compact)\b"
+    r"memgit(?:\.exe|\.entry|\.cli)?['\"]?\s+hook\s+(?:session-start|user-prompt-submit|session-end|pre-compact)\b"
 )
 
 
