@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 from memgit.errors import ConfigError
 
@@ -142,8 +141,10 @@ def read_file(cfile: Path) -> dict:
     if not cfile.is_file():
         return {}
     try:
+        import tomllib  # only when there is a file: ~10 ms of every command and hook otherwise
+
         data = tomllib.loads(cfile.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as e:
+    except (ValueError, OSError) as e:  # TOMLDecodeError and UnicodeDecodeError are ValueErrors
         raise ConfigError(f"cannot read {cfile}: {e}; fix or remove it") from e
     check_keys(data, cfile)
     return data

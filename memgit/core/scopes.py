@@ -20,7 +20,6 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from memgit.core.vocab import DEFAULT_SLUG, MAX_SLUG, PREFIX, slugify
 
@@ -60,7 +59,7 @@ class Project:
     paths: tuple[str, ...]
     body: str = ""
     # Front matter keys a person added: kept in order across rewrites, never hashed.
-    extra: dict[str, Any] = field(default_factory=dict, hash=False)
+    extra: dict[str, object] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         # Accept lists from callers; surrounding whitespace of the body is not significant

@@ -7,7 +7,6 @@ the ref files and compared with the ones indexed.
 
 from __future__ import annotations
 
-import logging
 import os
 import sqlite3
 import time
@@ -23,7 +22,6 @@ from memgit.errors import MemgitError, NotARepo
 from memgit.store import search_index
 from memgit.store.context_cache import read_heads
 
-log = logging.getLogger("memgit.verbs.search")
 POOL = 20  # candidates fetched per hit asked for: the boosts reorder BM25's best, never rescue its worst
 MIN_POOL = 200
 
@@ -103,9 +101,9 @@ def refresh_index(repo, cfg: Config) -> None:
                                                           if b == vocab.MAIN or b.startswith(vocab.PREFIX)}:
             return
         counts = search_index.update(repo, cfg.state_dir)
-        log.debug("search index: %s", counts)
+        _log().debug("search index: %s", counts)
     except (OSError, sqlite3.Error) as e:
-        log.warning("search index not updated: %s", e)
+        _log().warning("search index not updated: %s", e)
 
 
 def _current(cfg: Config, heads: dict[str, str], cwd: str) -> str | None:
@@ -114,3 +112,9 @@ def _current(cfg: Config, heads: dict[str, str], cwd: str) -> str | None:
 
     branch = workspace.resolve_cwd(cwd, search_index.projects(cfg.state_dir))[0]
     return branch if branch in heads else None
+
+
+def _log():
+    import logging  # ~7 ms: imported only when an index update has something to say
+
+    return logging.getLogger("memgit.verbs.search")
