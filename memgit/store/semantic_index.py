@@ -24,12 +24,13 @@ from memgit.store import search_index
 
 log = logging.getLogger("memgit.store.semantic_index")
 FILE = "semantic.sqlite"
-SCHEMA = 1
+SCHEMA = 2  # rows by (branch, path, unit): the search index's row ids change when it is rebuilt
 
 _TABLES = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE vec (hash TEXT PRIMARY KEY, v BLOB NOT NULL);
-CREATE TABLE rows (doc INTEGER PRIMARY KEY, hash TEXT NOT NULL);
+CREATE TABLE rows (branch TEXT NOT NULL, path TEXT NOT NULL, unit INTEGER NOT NULL, hash TEXT NOT NULL,
+                   PRIMARY KEY (branch, path, unit));
 """
 
 
@@ -97,12 +98,13 @@ def update(state_dir, embedder) -> dict:
         # One read transaction: the heads and the documents of the same moment.
         source.execute("BEGIN")
         heads = dict(source.execute("SELECT branch, sha FROM heads").fetchall())
-        texts = source.execute("SELECT rowid, text FROM fts").fetchall()
+        texts = source.execute("SELECT d.branch, d.path, d.unit, f.text FROM docs d JOIN fts f ON f.rowid = d.id"
+                               ).fetchall()
         source.execute("COMMIT")
     finally:
         source.close()
-    rows = {doc: hashlib.sha1(text.encode("utf-8", "replace")).hexdigest() for doc, text in texts}
-    by_hash = {rows[doc]: text for doc, text in texts}
+    rows = {(b, p, u): hashlib.sha1(text.encode("utf-8", "replace")).hexdigest() for b, p, u, text in texts}
+    by_hash = {rows[(b, p, u)]: text for b, p, u, text in texts}
     db = _connect(state_dir, embedder.name)
     try:
         db.execute("BEGIN IMMEDIATE")
@@ -116,7 +118,7 @@ def update(state_dir, embedder) -> dict:
             gone = have - by_hash.keys()
             db.executemany("DELETE FROM vec WHERE hash=?", ((h,) for h in gone))
             db.execute("DELETE FROM rows")
-            db.executemany("INSERT INTO rows VALUES (?, ?)", rows.items())
+            db.executemany("INSERT INTO rows VALUES (?, ?, ?, ?)", (key + (h,) for key, h in rows.items()))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('heads', ?)", (json.dumps(heads, sort_keys=True),))
             db.execute("COMMIT")
         except BaseException:
@@ -147,7 +149,8 @@ def query(state_dir, embedder, text: str, *, branches: Sequence[str] | None = No
     if since:
         where.append("d.date >= ?")
         args.append(since)
-    sql = ("SELECT d.id, v.v FROM rows r JOIN vec v ON v.hash = r.hash JOIN s.docs d ON d.id = r.doc"
+    sql = ("SELECT d.id, v.v FROM rows r JOIN vec v ON v.hash = r.hash "
+           "JOIN s.docs d ON d.branch = r.branch AND d.path = r.path AND d.unit = r.unit"
            + (f" WHERE {' AND '.join(where)}" if where else ""))
     try:
         db = _connect(state_dir, embedder.name)
