@@ -53,6 +53,7 @@ class Config:
     max_input_tokens: int = 60_000
     timeout: float = 120.0
     summary_tokens: int = 2_500
+    semantic: bool = True  # fuse embeddings into `memgit search` when the `semantic` extra is installed
     config_file: Path | None = None
     config_dir: Path = field(default=Path("~/.config/memgit").expanduser())
 
@@ -98,6 +99,7 @@ KNOWN: dict[str, dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]]] = {
     },
     "consolidate": {"model": ("consolidate_model", ("MEMGIT_CONSOLIDATE_MODEL",), ("MEMGIT_MODEL",))},
     "context": {"summary_tokens": ("summary_tokens", (), ())},
+    "search": {"semantic": ("semantic", ("MEMGIT_SEMANTIC",), ())},
 }
 
 
@@ -175,6 +177,7 @@ def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) 
     extract = data.get("extract", {})
     consolidate = data.get("consolidate", {})
     context = data.get("context", {})
+    search = data.get("search", {})
     home = Path(env.get("HOME", str(Path.home())))
     extra_patterns = _regexes(redact, "extra_patterns", cfile)
     allow = _regexes(redact, "allow", cfile)
@@ -218,6 +221,7 @@ def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) 
             max_input_tokens=int(extract.get("max_input_tokens", 60_000)),
             timeout=float(extract.get("timeout", 120)),
             summary_tokens=int(context.get("summary_tokens", 2_500)),
+            semantic=_semantic(env, search, cfile),
             config_file=cfile if cfile.is_file() else None,
             config_dir=cdir,
         )
@@ -234,6 +238,23 @@ def _flag(section: Mapping, key: str, cfile: Path) -> bool:
     value = section.get(key, False)
     if not isinstance(value, bool):
         raise ConfigError(f"[repo] {key} in {cfile} must be true or false, not {value!r}")
+    return value
+
+
+def _semantic(env: Mapping[str, str], section: Mapping, cfile: Path) -> bool:
+    """`[search] semantic` (default true), overridden by MEMGIT_SEMANTIC=0/1.
+
+    Raises:
+        ConfigError: the value is not a TOML boolean, or the variable not 0/1/true/false.
+    """
+    value = env.get("MEMGIT_SEMANTIC")
+    if value is not None:
+        if value.strip().lower() not in ("0", "1", "true", "false"):
+            raise ConfigError(f"MEMGIT_SEMANTIC must be 0 or 1, not {value!r}")
+        return value.strip().lower() in ("1", "true")
+    value = section.get("semantic", True)
+    if not isinstance(value, bool):
+        raise ConfigError(f"[search] semantic in {cfile} must be true or false, not {value!r}")
     return value
 
 

@@ -39,6 +39,8 @@ def hermetic_env(tmp_path_factory, monkeypatch):
     point_home(monkeypatch, home)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # Search is BM25 alone whether or not the `semantic` extra is installed here; its tests turn it on.
+    monkeypatch.setenv("MEMGIT_SEMANTIC", "0")
     monkeypatch.setenv("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
     return home
 

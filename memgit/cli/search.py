@@ -20,9 +20,11 @@ from memgit.cli.search_fast import payload, text
 @click.option("--all-projects", is_flag=True, help="Rank every project alike (default: the current project first, "
               "then main, then the others).")
 @click.option("--limit", type=int, default=10, show_default=True, help="At most this many hits.")
+@click.option("--semantic/--no-semantic", default=None, help="Fuse with the embeddings' ranking (the `semantic` "
+              "extra; default: on when installed, unless [search] semantic = false).")
 @repo_option
 @json_option
-def search(query, project, types, since, all_projects, limit, repo_path, as_json) -> None:
+def search(query, project, types, since, all_projects, limit, semantic, repo_path, as_json) -> None:
     """Search memory (session notes, MEMORY.md, skills, pinned and imported notes) for QUERY.
 
     Words are stemmed ("tests" finds "testing"); "a phrase" in quotes, prefix* and several words
@@ -33,5 +35,5 @@ def search(query, project, types, since, all_projects, limit, repo_path, as_json
     from memgit.verbs.search import search as find
 
     hits = find(load_config(repo_path), query, project=project, types=types, since=since,
-                all_projects=all_projects, limit=limit)
+                all_projects=all_projects, limit=limit, semantic=semantic)
     emit(as_json, payload(query, hits), text(query, hits))

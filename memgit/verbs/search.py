@@ -21,6 +21,7 @@ from memgit.core.selector import pick
 from memgit.errors import MemgitError, NotARepo
 from memgit.store import search_index
 from memgit.store.context_cache import read_heads
+from memgit.verbs import semantic as semantic_search
 
 POOL = 20  # candidates fetched per hit asked for: the boosts reorder BM25's best, never rescue its worst
 MIN_POOL = 200
@@ -28,7 +29,7 @@ MIN_POOL = 200
 
 def search(cfg: Config, query: str, *, project: str | None = None, types: Sequence[str] = (),
            since: str | None = None, all_projects: bool = False, limit: int = 10, cwd: str | None = None,
-           now: float | None = None) -> list[Hit]:
+           now: float | None = None, semantic: bool | None = None) -> list[Hit]:
     """Search every scope's memory for `query`, best first; the index is brought up to date first.
 
     Args:
@@ -38,6 +39,8 @@ def search(cfg: Config, query: str, *, project: str | None = None, types: Sequen
         since: only what is dated on or after this day (YYYY-MM-DD).
         all_projects: rank every scope alike (the cwd's project is not put first).
         cwd: where the search is run from (default: the process's): its project comes first.
+        semantic: fuse with the embeddings' ranking (memgit.verbs.semantic): True to insist, False
+            for BM25 alone, None as `[search] semantic` says when the `semantic` extra is installed.
     Returns:
         the hits, at most `limit`; [] when nothing matches.
     Raises:
@@ -72,6 +75,9 @@ def search(cfg: Config, query: str, *, project: str | None = None, types: Sequen
     candidates = search_index.query(cfg.state_dir, match, branches=branches, types=tuple(types), since=since,
                                     limit=max(limit * POOL, MIN_POOL))
     today = datetime.fromtimestamp(time.time() if now is None else now, timezone.utc).date().isoformat()
+    if semantic_search.wanted(cfg, semantic):
+        return semantic_search.fuse(cfg, query, rank(candidates, current=current, now_date=today), branches=branches,
+                                    types=types, since=since, current=current, today=today, limit=limit)
     return rank(candidates, current=current, now_date=today, limit=limit)
 
 
