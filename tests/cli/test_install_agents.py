@@ -98,6 +98,9 @@ def without_memgit(doc: dict) -> dict:
         out["hooks"][event] = [g for g in groups if not any(map(install_mod.is_memgit_handler, g["hooks"]))]
         if not out["hooks"][event]:
             del out["hooks"][event]
+    servers = out.get("mcpServers", {})
+    if install_mod.mcp_config.is_ours(servers.pop("memgit", None)) and not servers:  # tests/cli/test_install_mcp.py
+        del out["mcpServers"]
     return out
 
 
