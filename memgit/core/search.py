@@ -1,0 +1,306 @@
+"""Search over memory, the pure part: files cut into search units, a person's query made safe for
+SQLite FTS5, and the ranking of the index's candidates (BM25 times boosts for scope, recency,
+support and type).
+
+No I/O here: memgit.store.search_index keeps the index, memgit.verbs.search puts them together.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import date as Date
+
+from memgit.core.vocab import MAIN, PREFIX, TYPE_PATTERN, TYPE_RANK
+
+KINDS = ("learning", "note", "pinned", "summary", "memory", "skill", "imported")
+SUMMARY_FILE = "memory_summary.md"
+MEMORY_FILE = "MEMORY.md"
+
+# How much each kind weighs against the others at equal BM25: a person's pinned words first; the
+# summary repeats MEMORY.md and the notes, so it yields to them.
+KIND_WEIGHT = {"pinned": 1.25, "learning": 1.0, "memory": 0.97, "skill": 1.0, "note": 0.9, "imported": 0.9,
+               "summary": 0.6}
+CURRENT_BOOST, MAIN_BOOST = 1.6, 1.25  # the current project's branch, then main, then the other projects (1)
+RECENCY_HALF_LIFE = 180.0  # days: a note this old keeps half of its recency boost
+RECENCY_GAIN = 0.3
+SUPPORT_GAIN = 0.15
+TYPE_GAIN = 0.02  # per step of vocab's rank: preferences and gotchas a little before facts
+
+_LEARNING = re.compile(rf"^\s*[-*]\s+\[({TYPE_PATTERN})\]\s+(.+?)\s*$")
+_SUPPORT = re.compile(r"\s+—\s+(\d+)\s+sessions?\b.*$")
+_LINK_DATE = re.compile(r"\[(\d{4}-\d{2}-\d{2})[^\]]*\]\(")
+_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Doc:
+    """One search unit: a piece of one file of one branch."""
+
+    branch: str
+    path: str
+    unit: int
+    kind: str
+    type: str
+    title: str
+    text: str
+    session: str
+    date: str
+    support: int = 1
+
+
+@dataclass(slots=True)
+class Hit:
+    """One result of a search, ranked."""
+
+    score: float
+    kind: str
+    type: str
+    branch: str
+    project: str
+    date: str
+    path: str
+    session: str
+    title: str
+    snippet: str
+    text: str
+
+
+# ---- files into search units ------------------------------------------------------------------
+
+
+def indexed(path: str) -> bool:
+    """Tell whether a file of a branch holds anything search shows (the others are never read)."""
+    if path in (MEMORY_FILE, SUMMARY_FILE):
+        return True
+    if not path.endswith(".md"):
+        return path.startswith("imported/") and path.endswith((".txt", ".markdown"))
+    return path.startswith(("sessions/", "notes/", "imported/")) or \
+        path.startswith("skills/") and path.endswith("/SKILL.md")
+
+
+def documents(branch: str, path: str, text: str) -> list[Doc]:
+    """Cut one file of a branch into search units; [] for a file search does not show."""
+    if not indexed(path):
+        return []
+    meta, body = _front_matter(text)
+    if path == MEMORY_FILE:
+        return _memory(branch, path, body)
+    if path == SUMMARY_FILE:
+        return _sections(branch, path, body, kind="summary", meta={})
+    if path.startswith("sessions/"):
+        return _session_note(branch, path, meta, body)
+    if path.startswith("notes/"):
+        return _pinned(branch, path, meta, body)
+    if path.startswith("skills/"):
+        return _sections(branch, path, body, kind="skill", meta=meta)
+    return _sections(branch, path, body, kind="imported", meta=meta)
+
+
+def _front_matter(text: str) -> tuple[dict[str, str], str]:
+    """The top-level `key: value` pairs of a front matter, unquoted, and the body after it.
+
+    A line-by-line read rather than YAML: an index of 10,000 notes is built in about a second, and
+    search needs only a few plain values.
+    """
+    if not text.startswith("---"):
+        return {}, text
+    end = text.find("\n---", 3)
+    if end < 0:
+        return {}, text
+    meta = {}
+    for line in text[3:end].splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key and not key[0].isspace() and key.strip().isidentifier():
+            meta[key.strip()] = value.strip().strip("'\"")
+    after = text.find("\n", end + 4)
+    return meta, text[after + 1:] if after >= 0 else ""
+
+
+def _title_and_rest(body: str) -> tuple[str, list[str]]:
+    lines = body.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip():
+            m = _HEADING.match(line)
+            return (m.group(2), lines[i + 1:]) if m else ("", lines[i:])
+    return "", []
+
+
+def _session_note(branch: str, path: str, meta: dict, body: str) -> list[Doc]:
+    session = meta.get("session", "")
+    day = _day(meta.get("started", "")) or _day(path.rsplit("/", 1)[-1])
+    title, lines = _title_and_rest(body)
+    summary, learnings, in_learnings = [], [], False
+    for line in lines:
+        m = _HEADING.match(line)
+        if m:
+            in_learnings = m.group(2).strip().lower() == "learnings"
+            continue
+        found = _LEARNING.match(line) if in_learnings else None
+        if found:
+            learnings.append((found.group(1), found.group(2)))
+        elif not in_learnings and line.strip():
+            summary.append(line.strip())
+    docs = [Doc(branch, path, 0, "note", "", title, "\n".join([title, *summary]).strip(), session, day)]
+    docs += [Doc(branch, path, i, "learning", kind, title, text, session, day)
+             for i, (kind, text) in enumerate(learnings, 1)]
+    return docs
+
+
+def _pinned(branch: str, path: str, meta: dict, body: str) -> list[Doc]:
+    text = body.strip()
+    if not text:
+        return []
+    day = _day(meta.get("added", "")) or _day(path.rsplit("/", 1)[-1])
+    kind = meta.get("type", "")
+    return [Doc(branch, path, 0, "pinned", kind if kind in TYPE_RANK else "", _first_line(text), text, "", day)]
+
+
+def _memory(branch: str, path: str, body: str) -> list[Doc]:
+    """One unit per learning line of MEMORY.md, with the sessions that support it and its newest date."""
+    docs, topic = [], ""
+    for line in body.splitlines():
+        m = _HEADING.match(line)
+        if m:
+            topic = m.group(2)
+            continue
+        found = _LEARNING.match(line)
+        if not found:
+            continue
+        text = found.group(2)
+        support = _SUPPORT.search(text)
+        dates = _LINK_DATE.findall(text)
+        if support:
+            text = text[:support.start()]
+        docs.append(Doc(branch, path, len(docs), "memory", found.group(1), topic, text, "",
+                        max(dates) if dates else "", int(support.group(1)) if support else 1))
+    return docs
+
+
+def _sections(branch: str, path: str, body: str, *, kind: str, meta: dict) -> list[Doc]:
+    """One unit per heading's section (its text under the heading); a file without headings is one unit."""
+    day = _day(meta.get("date", "") or meta.get("added", ""))
+    docs, title, lines = [], meta.get("name", ""), []
+
+    def flush() -> None:
+        text = "\n".join(lines).strip()
+        if text:
+            docs.append(Doc(branch, path, len(docs), kind, "", title, text, "", day))
+
+    for line in body.splitlines():
+        m = _HEADING.match(line)
+        if m:
+            flush()
+            title, lines = m.group(2), []
+        else:
+            lines.append(line)
+    flush()
+    return docs
+
+
+def _day(text: str) -> str:
+    m = _DATE.search(text or "")
+    return m.group(1) if m else ""
+
+
+def _first_line(text: str, width: int = 80) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= width else line[:width - 1].rstrip() + "…"
+
+
+# ---- queries ----------------------------------------------------------------------------------
+
+# Words that match nearly every note: dropped from a query that has others (OR-ing them in would
+# rank every document and slow a search of 10,000 notes down for nothing).
+STOPWORDS = frozenset("""
+a an and are as at be but by for from has have how i if in into is it its my no not of on or our so
+that the their then there these this to was we were what when where which who why will with you your
+do does did can could should would me us them they he she him her been being about also just than too
+very all any some such only own same more most other each few both up down out over under again
+and or not near
+""".split())
+
+_CHUNK = re.compile(r'"([^"]*)"|(\S+)')
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # what FTS5's unicode61 tokenizer keeps: letters and digits
+
+
+def match_expression(query: str) -> str:
+    """A person's query as an FTS5 MATCH string; "" when nothing searchable is left.
+
+    Words become quoted terms (so `AND`, `-`, `:` and other FTS5 syntax are only words), "quoted
+    phrases" stay phrases, `word*` is a prefix, and an identifier such as `uv.lock` a phrase of its
+    parts. The terms are OR-ed: BM25 ranks the documents that hold more of them first, and a long
+    query (a prompt, a fact's sentence) still finds what shares most of its words.
+    """
+    terms: list[tuple[str, bool]] = []  # (words of one term, is a stop word)
+    for phrase, chunk in _CHUNK.findall(query.replace("\x00", " ")):
+        if phrase:
+            words = _WORD.findall(phrase)
+            if words:
+                terms.append(('"' + " ".join(words) + '"', False))
+            continue
+        prefix = chunk.endswith("*")
+        words = _WORD.findall(chunk)
+        if not words:
+            continue
+        term = '"' + " ".join(words) + '"' + ("*" if prefix else "")
+        stop = not prefix and len(words) == 1 and words[0].lower() in STOPWORDS
+        terms.append((term, stop))
+    kept = [t for t, stop in terms if not stop] or [t for t, _ in terms]
+    return " OR ".join(dict.fromkeys(kept))
+
+
+# ---- ranking ----------------------------------------------------------------------------------
+
+
+def project_of(branch: str) -> str:
+    return branch[len(PREFIX):] if branch.startswith(PREFIX) else MAIN
+
+
+def boost(doc: Doc, *, current: str | None, now_date: str) -> float:
+    """What multiplies a document's BM25 relevance: its scope, age, support, type and kind."""
+    scope = CURRENT_BOOST if doc.branch == current else MAIN_BOOST if doc.branch == MAIN else 1.0
+    factor = scope * KIND_WEIGHT.get(doc.kind, 1.0)
+    age = _age_days(doc.date, now_date)
+    if age is not None:
+        factor *= 1 + RECENCY_GAIN * 0.5 ** (max(age, 0) / RECENCY_HALF_LIFE)
+    factor *= 1 + SUPPORT_GAIN * math.log2(max(doc.support, 1))
+    if doc.type in TYPE_RANK:
+        factor *= 1 + TYPE_GAIN * (len(TYPE_RANK) - TYPE_RANK[doc.type])
+    return factor
+
+
+def _age_days(day: str, now_date: str) -> int | None:
+    try:
+        return (Date.fromisoformat(now_date) - Date.fromisoformat(day)).days
+    except ValueError:
+        return None
+
+
+def rank(candidates, *, current: str | None, now_date: str, limit: int | None = None) -> list[Hit]:
+    """Rank the index's candidates: BM25 relevance times the boosts, best first; one hit per text.
+
+    Args:
+        candidates: (doc, bm25, snippet) from the index; `bm25` is SQLite's (lower is better);
+            (doc, bm25) pairs are taken too (the snippet is then the text's start).
+        current: the current project's branch (first), or None; main comes next, then the others.
+        now_date: today as YYYY-MM-DD, for recency.
+    """
+    scored = []
+    for candidate in candidates:
+        doc, bm25 = candidate[0], candidate[1]
+        snippet = candidate[2] if len(candidate) > 2 else _first_line(doc.text, 160)
+        score = -bm25 * boost(doc, current=current, now_date=now_date)
+        scored.append(Hit(round(score, 4), doc.kind, doc.type, doc.branch, project_of(doc.branch), doc.date,
+                          doc.path, doc.session, doc.title, snippet, doc.text))
+    scored.sort(key=lambda h: (-h.score, h.branch, h.path))
+    hits, seen = [], set()
+    for hit in scored:  # the summary and MEMORY.md repeat a note's learnings: the best-placed copy stays
+        key = (hit.branch, " ".join(_WORD.findall(hit.text.lower())))
+        if key in seen:
+            continue
+        seen.add(key)
+        hits.append(hit)
+    return hits[:limit] if limit is not None else hits

@@ -1,0 +1,130 @@
+"""`memgit search`: the index brought up to date when the branch heads moved, queried, and ranked
+with the cwd's project first; and `refresh_index`, called after every commit memgit makes.
+
+A fresh index is answered without opening the repository (no dulwich): the heads are read from
+the ref files and compared with the ones indexed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Sequence
+from datetime import date as Date
+from datetime import datetime, timezone
+
+from memgit.config import Config
+from memgit.core import vocab
+from memgit.core.search import Hit, match_expression, rank
+from memgit.core.selector import pick
+from memgit.errors import MemgitError, NotARepo
+from memgit.store import search_index
+from memgit.store.context_cache import read_heads, read_json
+
+log = logging.getLogger("memgit.verbs.search")
+POOL = 20  # candidates fetched per hit asked for: the boosts reorder BM25's best, never rescue its worst
+MIN_POOL = 200
+
+
+def search(cfg: Config, query: str, *, project: str | None = None, types: Sequence[str] = (),
+           since: str | None = None, all_projects: bool = False, limit: int = 10, cwd: str | None = None,
+           now: float | None = None) -> list[Hit]:
+    """Search every scope's memory for `query`, best first; the index is brought up to date first.
+
+    Args:
+        project: only this project's branch (exact slug or branch, or a prefix only it has; "main"
+            for the global scope).
+        types: only learnings of these types.
+        since: only what is dated on or after this day (YYYY-MM-DD).
+        all_projects: rank every scope alike (the cwd's project is not put first).
+        cwd: where the search is run from (default: the process's): its project comes first.
+    Returns:
+        the hits, at most `limit`; [] when nothing matches.
+    Raises:
+        MemgitError: an empty or unsearchable query, an unknown type, a bad date or limit, or
+            `project` with `all_projects`.
+        NoMatch, AmbiguousSelector: `project` names no branch, or several.
+        NotARepo: there is no memory repository.
+    """
+    match = match_expression(query)
+    if not match:
+        raise MemgitError(f"nothing to search for in {query!r}: give words, a \"phrase\" or a prefix*")
+    unknown = [t for t in types if t not in vocab.TYPES]
+    if unknown:
+        raise MemgitError(f"unknown type {unknown[0]!r}; one of {', '.join(vocab.LEARNING_TYPES)}")
+    if since is not None:
+        try:
+            since = Date.fromisoformat(since).isoformat()
+        except ValueError as e:
+            raise MemgitError(f"--since wants a day as YYYY-MM-DD, not {since!r}") from e
+    if limit < 1:
+        raise MemgitError(f"--limit must be 1 or more, not {limit}")
+    if project and all_projects:
+        raise MemgitError("give --project or --all-projects, not both")
+    heads = _heads(cfg)
+    if search_index.indexed_heads(cfg.state_dir) != heads:
+        _refresh(cfg)
+    branches = None
+    if project:
+        names = {b: {b, b.removeprefix(vocab.PREFIX)} for b in heads}
+        branches = [pick(project, names, what="project branch", hint=f"branches: {', '.join(sorted(heads))}")]
+    current = None if all_projects or project else _current(cfg, heads, cwd or os.getcwd())
+    candidates = search_index.query(cfg.state_dir, match, branches=branches, types=tuple(types), since=since,
+                                    limit=max(limit * POOL, MIN_POOL))
+    today = datetime.fromtimestamp(time.time() if now is None else now, timezone.utc).date().isoformat()
+    return rank(candidates, current=current, now_date=today, limit=limit)
+
+
+def _heads(cfg: Config) -> dict[str, str]:
+    git_dir = os.path.join(cfg.repo_path, ".git")
+    heads = {b: sha for b, sha in read_heads(git_dir).items() if b == vocab.MAIN or b.startswith(vocab.PREFIX)}
+    if vocab.MAIN not in heads:
+        raise NotARepo(f"no memory repository at {cfg.repo_path}; run `memgit init` or `memgit sync` to create it")
+    return heads
+
+
+def _refresh(cfg: Config) -> None:
+    from memgit.store.repo import MemoryRepo
+
+    with MemoryRepo.open(cfg.repo_path, author=cfg.author) as repo:
+        refresh_index(repo, cfg)
+
+
+def refresh_index(repo, cfg: Config) -> None:
+    """Bring the search index up to date with the repository's heads; a broken index is built anew.
+
+    Cheap when nothing moved (the heads are compared first); never raises for the index's sake
+    (a full or read-only disk is logged: search then reads what the index holds).
+    """
+    try:
+        if search_index.indexed_heads(cfg.state_dir) == {b: s for b, s in repo.branches().items()
+                                                          if b == vocab.MAIN or b.startswith(vocab.PREFIX)}:
+            return
+        counts = search_index.update(repo, cfg.state_dir)
+        log.debug("search index: %s", counts)
+    except (OSError, sqlite3.Error) as e:
+        log.warning("search index not updated: %s", e)
+
+
+def _current(cfg: Config, heads: dict[str, str], cwd: str) -> str | None:
+    """The project branch of `cwd`, as sync files a session started there; None outside every project."""
+    from memgit.sources import workspace
+
+    index = read_json(os.path.join(cfg.state_dir, "context", "index.json"))
+    if index is not None and index.get("heads") == read_heads(os.path.join(cfg.repo_path, ".git")):
+        projects = index["projects"]
+    else:
+        projects = _projects(cfg)
+    branch = workspace.resolve_cwd(cwd, projects)[0]
+    return branch if branch in heads else None
+
+
+def _projects(cfg: Config) -> list[dict]:
+    from memgit.store.repo import MemoryRepo
+    from memgit.verbs.remember import projects
+
+    with MemoryRepo.open(cfg.repo_path, author=cfg.author) as repo:
+        return [{"branch": p.branch, "name": p.name, "remotes": list(p.remotes), "paths": list(p.paths)}
+                for p in projects(repo)]
