@@ -58,6 +58,11 @@ def test_the_tools_show_remember_forget_and_a_failure_over_stdio(world, memory_p
 
     async def script(session):
         listed = await session.list_tools()
+        found = await session.call_tool("search", {"query": "uv run pytest"})
+        typed = await session.call_tool("search", {"query": "emoji", "type": "preference", "limit": 3})
+        unsearchable = await session.call_tool("search", {"query": "?!"})
+        of_note = [h for h in data_of(found)["hits"] if h["session"]]
+        by_session = await session.call_tool("show", {"what": of_note[0]["session"]})
         shown = await session.call_tool("show", {"what": f"projects/pinion:{note}"})
         pinned = await session.call_tool("show", {"what": "main:notes/2026-11-20-fridays.md"})
         missing = await session.call_tool("show", {"what": "no-such-session-0000"})
@@ -66,12 +71,25 @@ def test_the_tools_show_remember_forget_and_a_failure_over_stdio(world, memory_p
         heads_between = git(memory_path, "rev-parse", "projects/pinion")
         forgotten = await session.call_tool("forget", {"target": "emoji", "confirm": True})
         after_error = await session.call_tool("show", {"what": "main:notes/2026-11-20-fridays.md"})
-        return listed, shown, pinned, missing, remembered, listing, heads_between, forgotten, after_error
+        return (listed, found, typed, unsearchable, by_session, shown, pinned, missing, remembered, listing,
+                heads_between, forgotten, after_error)
 
-    listed, shown, pinned, missing, remembered, listing, heads_between, forgotten, after_error = talk(world, script)
+    (listed, found, typed, unsearchable, by_session, shown, pinned, missing, remembered, listing, heads_between,
+     forgotten, after_error) = talk(world, script)
     assert {t.name for t in listed.tools} == TOOLS
     forget_tool = next(t for t in listed.tools if t.name == "forget")
     assert forget_tool.annotations.destructive_hint and "confirm" in forget_tool.input_schema["properties"]
+
+    # search: the synced learning, its project, its note and session, the match marked
+    hits = data_of(found)["hits"]
+    assert hits and all(h["branch"] == "projects/pinion" and h["project"] == "pinion" for h in hits)
+    learning = next(h for h in hits if h["path"] == note)
+    assert "[[" in learning["snippet"] and "pytest" in learning["snippet"].lower()
+    assert learning["session"].startswith("claude-code/")
+    assert {h["type"] for h in data_of(typed)["hits"]} == {"preference"}
+    assert "emoji" in data_of(typed)["hits"][0]["text"].lower()
+    assert unsearchable.is_error and "nothing to search for" in text_of(unsearchable)
+    assert not by_session.is_error and "uv run pytest" in text_of(by_session)  # show opens what a hit names
 
     text = text_of(shown)
     assert not shown.is_error and f"projects/pinion:{note}" in text and "## Learnings" in text
