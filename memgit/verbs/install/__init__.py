@@ -202,14 +202,14 @@ def uninstall_agents(cfg, names: Sequence[str] = (), *, settings: Path | None = 
 
 def publish_skills(repo, cfg, *, env: Mapping[str, str] | None = None, report: InstallReport | None = None,
                    force: bool = False) -> None:
-    """Copy the repository's skills into the skills folder of every agent memgit is installed into.
+    """Copy memgit's own skills and the repository's into the skills folder of every agent memgit is installed into.
 
     Called after each sync that moved a branch, and by install. Cheap when nothing changed (the
     skills trees' ids are compared with the last run's). Never raises: the memory is safe in the
     repository, and a folder that cannot be written is logged (and reported to install).
 
     Args:
-        repo: an open memgit.store.repo.MemoryRepo, or None to open cfg's (nothing happens without one).
+        repo: an open memgit.store.repo.MemoryRepo, or None to open cfg's (memgit's own skills alone without one).
         cfg: memgit.config.Config.
     """
     env = os.environ if env is None else env
@@ -217,17 +217,17 @@ def publish_skills(repo, cfg, *, env: Mapping[str, str] | None = None, report: I
         state = manifest.load(env)
         if not state["skills"]:
             return
-        if repo is None:
-            if not (cfg.repo_path / ".git").is_dir():
-                return
+        if repo is None and (cfg.repo_path / ".git").is_dir():
             from memgit.store.repo import MemoryRepo
 
             with MemoryRepo.open(cfg.repo_path, author=cfg.author) as opened:
                 return publish_skills(opened, cfg, env=env, report=report, force=force)
-        trees = {b: repo.tree_id(h, "skills") for b, h in repo.branches().items()}
+        trees = {b: repo.tree_id(h, "skills") for b, h in repo.branches().items()} if repo is not None else {}
         if not force and state.get("trees") == trees:
             return
-        wanted, warnings = skills.collect(repo, extra_patterns=cfg.extra_redact_patterns, allow=cfg.redact_allow)
+        wanted, warnings = (skills.collect(repo, extra_patterns=cfg.extra_redact_patterns, allow=cfg.redact_allow)
+                            if repo is not None else ({}, []))
+        wanted.update(skills.shipped())  # memgit's own names win over a scope's skill that runs into them
         for name, entry in sorted(state["skills"].items()):
             changes, more = skills.sync_folder(Path(entry["dir"]), entry["published"], wanted)
             warnings += more
