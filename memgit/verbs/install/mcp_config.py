@@ -142,6 +142,23 @@ def _parsed_out(agent: str, text: str) -> str | None:
         return None
 
 
+def _document(agent: str, text: str) -> dict:
+    return (tomllib.loads(text) if agent == CODEX else jsontext.loads(text)) if text.strip() else {}
+
+
+def _only_memgit_gone(agent: str, text: str, stripped: str) -> bool:
+    """True when `stripped` reads as `text` without memgit's server and nothing else changed."""
+    try:
+        before, after = _document(agent, text), _document(agent, stripped)
+    except ValueError:
+        return False
+    servers = dict(before.get(_key(agent), {}))
+    if not is_ours(servers.pop(NAME, None)):
+        return False
+    expected = {k: v for k, v in before.items() if k != _key(agent)} | ({_key(agent): servers} if servers else {})
+    return {k: v for k, v in after.items() if not (k == _key(agent) and v == {})} == expected
+
+
 def register(agent: str, path: Path, argv: list[str], record: dict | None, *, dry_run: bool,
              now: float) -> tuple[SettingsChange, dict | None]:
     """Add memgit's server to the agent's MCP config; return what changed and the file's manifest record.
@@ -192,7 +209,9 @@ def unregister(agent: str, path: Path, record: dict | None, *, dry_run: bool, no
     if text is None:
         return result
     stripped = jsontext.remove(text, record["inserts"]) if record else None
-    if stripped is not None and NAME not in _servers(agent, stripped, path):
+    if stripped is not None and not _only_memgit_gone(agent, text, stripped):
+        stripped = None  # e.g. a key a person added under memgit's TOML table would fall to the table above
+    if stripped is not None:
         if not record["existed"] and not stripped.strip() and sha256(text.encode()) == record["installed_sha256"]:
             result.restored, result.changes = "removed", [f"deleted {path}: memgit had created it"]
             if not dry_run:
@@ -200,6 +219,9 @@ def unregister(agent: str, path: Path, record: dict | None, *, dry_run: bool, no
             return result
         new = stripped
         result.restored = "original" if sha256(new.encode()) == record.get("original_sha256") else "entries-only"
+        if result.restored == "entries-only":
+            result.warnings.append(f"{path} changed since memgit registered its MCP server: removed only memgit's "
+                                   "entry, kept the rest as it is now")
     elif is_ours(_servers(agent, text, path).get(NAME)):
         new = _parsed_out(agent, text)
         if new is None:
