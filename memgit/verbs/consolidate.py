@@ -215,7 +215,7 @@ def consolidate(cfg: Config, *, project: str | None = None, global_: bool = Fals
     """
     from memgit.store.lock import sync_lock
     from memgit.store.repo import MemoryRepo
-    from memgit.verbs import briefing
+    from memgit.verbs import briefing, search
 
     with sync_lock(cfg.state_dir, wait=wait), \
             MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
@@ -231,6 +231,7 @@ def consolidate(cfg: Config, *, project: str | None = None, global_: bool = Fals
         moved = {b for b, head in repo.branches().items() if before.get(b) != head}
         if moved:
             briefing.refresh(repo, cfg, moved)
+            search.refresh_index(repo, cfg)
         return results
 
 

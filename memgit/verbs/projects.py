@@ -43,7 +43,7 @@ def merge(cfg: Config, into: str, other: str) -> ProjectsMerged:
     """
     from memgit.store.lock import sync_lock
     from memgit.store.repo import MemoryRepo
-    from memgit.verbs import briefing, consolidate, install
+    from memgit.verbs import briefing, consolidate, install, search
 
     with sync_lock(cfg.state_dir, wait=True), \
             MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
@@ -74,6 +74,7 @@ def merge(cfg: Config, into: str, other: str) -> ProjectsMerged:
         done = consolidate.run(repo, cfg, branches=[a], include_global=MAIN in repo.branches())
         briefing.refresh(repo, cfg, {a, b, *(c.branch for c in done)})
         install.publish_skills(repo, cfg)
+        search.refresh_index(repo, cfg)
         return ProjectsMerged(a, b, repo.head(a) or head, list(joined.remotes), list(joined.paths),
                               [c.scope for c in done])
 

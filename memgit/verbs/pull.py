@@ -224,7 +224,7 @@ def _retire(repo, theirs: dict[str, str]) -> list[str]:
 def _after(repo, cfg: Config, before: dict[str, str], result: Joined) -> None:
     """Regenerate the derived files of what moved (a merge commit touches sessions/, so consolidation
     sees it pending), then re-render the session-start caches and the agents' skills."""
-    from memgit.verbs import briefing, consolidate, install
+    from memgit.verbs import briefing, consolidate, install, search
 
     moved = {b for b, h in repo.branches().items() if before.get(b) != h} | set(result.deleted)
     moved |= {b for b in before if b not in repo.branches()}
@@ -245,4 +245,5 @@ def _after(repo, cfg: Config, before: dict[str, str], result: Joined) -> None:
     result.consolidated = [c.scope for c in done]
     briefing.refresh(repo, cfg, moved | {c.branch for c in done})
     install.publish_skills(repo, cfg)
+    search.refresh_index(repo, cfg)
 

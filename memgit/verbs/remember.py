@@ -42,7 +42,7 @@ def writable(cfg: Config, *, wait: bool = True) -> Iterator:
     from memgit.store.bootstrap import has_main
     from memgit.store.lock import sync_lock
     from memgit.store.repo import MemoryRepo
-    from memgit.verbs import briefing
+    from memgit.verbs import briefing, search
 
     if not has_main(cfg.repo_path):
         raise NotARepo(f"no memory repository at {cfg.repo_path}; run `memgit init` or `memgit sync` to create it")
@@ -55,6 +55,7 @@ def writable(cfg: Config, *, wait: bool = True) -> Iterator:
             moved = {b for b, head in repo.branches().items() if before.get(b) != head}
             if moved:
                 briefing.refresh(repo, cfg, moved)
+                search.refresh_index(repo, cfg)
 
 
 def projects(repo) -> list[scopes.Project]:

@@ -220,7 +220,7 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
     and its consolidation converges on the next sync; with nothing pending it commits nothing.
     """
     from memgit.verbs import consolidate as consolidation
-    from memgit.verbs import briefing, install
+    from memgit.verbs import briefing, install, search
 
     moved = {r.branch for r in [*result.results, *result.imported] if r.sha}  # the hook's cache is keyed by heads
     try:
@@ -236,6 +236,7 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
     if moved:
         briefing.refresh(repo, cfg, moved)
         install.publish_skills(repo, cfg)  # the agents' copies of the skills follow the repository
+        search.refresh_index(repo, cfg)
     if consolidate and not result.consolidation_error:
         try:  # derived: deleting it only costs the next no-op sync a consolidation check
             (cfg.state_dir / SETTLED).write_text(json.dumps(repo.branches()), encoding="utf-8")
