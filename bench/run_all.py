@@ -36,6 +36,8 @@ SCRIPTS = {
     "eval": "bench_eval.py",
     "zst": "bench_zst.py",
     "push": "bench_push.py",
+    "search": "bench_search.py",
+    "search_eval": "bench_search_eval.py",
 }
 SCRIPTS = {name: script for name, script in SCRIPTS.items() if (HERE / script).exists()}
 

@@ -17,6 +17,12 @@ def main() -> None:
 
         if args[1] in hook.EVENTS:  # `memgit hook <event> [--agent NAME]`: the hook checks the rest
             sys.exit(hook.main(args[1:]))
+    if args[:1] == ["search"] and not {"-h", "--help"} & set(args):
+        from memgit.cli import search_fast  # without click: a search is answered in a few milliseconds
+
+        code = search_fast.main(args[1:])
+        if code is not None:
+            sys.exit(code)
     from memgit.cli.commands import main as cli_main
 
     cli_main()

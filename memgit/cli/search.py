@@ -1,12 +1,14 @@
-"""`memgit search` (memgit.verbs.search): ranked hits over every scope's memory, as text or JSON."""
+"""`memgit search` (memgit.verbs.search): ranked hits over every scope's memory, as text or JSON.
+
+The console script runs the plain forms without click (memgit.cli.search_fast); this command is
+what `memgit search --help`, a mistyped option and a caller of `cli` get."""
 
 from __future__ import annotations
-
-from dataclasses import asdict
 
 import click
 
 from memgit.cli.app import cli, emit, json_option, load_config, repo_option
+from memgit.cli.search_fast import payload, text
 
 
 @cli.command()
@@ -32,16 +34,4 @@ def search(query, project, types, since, all_projects, limit, repo_path, as_json
 
     hits = find(load_config(repo_path), query, project=project, types=types, since=since,
                 all_projects=all_projects, limit=limit)
-    emit(as_json, {"ok": True, "query": query, "hits": [asdict(h) for h in hits]}, _text(query, hits))
-
-
-def _text(query: str, hits) -> str:
-    if not hits:
-        return f"no memory matches {query!r}"
-    blocks = []
-    for i, h in enumerate(hits, 1):
-        head = (f"[{h.type}] " if h.type else "") + " · ".join(x for x in (h.project, h.date, h.kind) if x)
-        snippet = " ".join(h.snippet.split())
-        where = f"   memgit show {h.branch}:{h.path}" + (f"   (session {h.session})" if h.session else "")
-        blocks.append(f"{i}. {head}\n   {snippet}\n{where}")
-    return "\n".join(blocks)
+    emit(as_json, payload(query, hits), text(query, hits))

@@ -134,11 +134,11 @@ def _session_note(branch: str, path: str, meta: dict, body: str) -> list[Doc]:
     title, lines = _title_and_rest(body)
     summary, learnings, in_learnings = [], [], False
     for line in lines:
-        m = _HEADING.match(line)
+        m = _HEADING.match(line) if line.startswith("#") else None
         if m:
             in_learnings = m.group(2).strip().lower() == "learnings"
             continue
-        found = _LEARNING.match(line) if in_learnings else None
+        found = _LEARNING.match(line) if in_learnings and line.lstrip()[:1] in "-*" else None
         if found:
             learnings.append((found.group(1), found.group(2)))
         elif not in_learnings and line.strip():

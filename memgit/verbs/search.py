@@ -21,7 +21,7 @@ from memgit.core.search import Hit, match_expression, rank
 from memgit.core.selector import pick
 from memgit.errors import MemgitError, NotARepo
 from memgit.store import search_index
-from memgit.store.context_cache import read_heads, read_json
+from memgit.store.context_cache import read_heads
 
 log = logging.getLogger("memgit.verbs.search")
 POOL = 20  # candidates fetched per hit asked for: the boosts reorder BM25's best, never rescue its worst
@@ -112,19 +112,5 @@ def _current(cfg: Config, heads: dict[str, str], cwd: str) -> str | None:
     """The project branch of `cwd`, as sync files a session started there; None outside every project."""
     from memgit.sources import workspace
 
-    index = read_json(os.path.join(cfg.state_dir, "context", "index.json"))
-    if index is not None and index.get("heads") == read_heads(os.path.join(cfg.repo_path, ".git")):
-        projects = index["projects"]
-    else:
-        projects = _projects(cfg)
-    branch = workspace.resolve_cwd(cwd, projects)[0]
+    branch = workspace.resolve_cwd(cwd, search_index.projects(cfg.state_dir))[0]
     return branch if branch in heads else None
-
-
-def _projects(cfg: Config) -> list[dict]:
-    from memgit.store.repo import MemoryRepo
-    from memgit.verbs.remember import projects
-
-    with MemoryRepo.open(cfg.repo_path, author=cfg.author) as repo:
-        return [{"branch": p.branch, "name": p.name, "remotes": list(p.remotes), "paths": list(p.paths)}
-                for p in projects(repo)]

@@ -85,7 +85,7 @@ def locks():  # git's lock files (memgit's own flock files under .git/memgit are
 report = {"first": memgit("sync", "--max-sessions", "2")}
 filler = os.path.join(data, "filler")
 if mode == "full":
-    with open(filler, "wb") as f:  # fill the disk to the last block
+    with open(filler, "wb", buffering=0) as f:  # fill the disk to the last block (unbuffered: nothing left to flush at close)
         try:
             while True:
                 f.write(b"\0" * 65536)

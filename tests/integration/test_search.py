@@ -217,3 +217,34 @@ def test_a_join_of_another_machines_memory_is_indexed(two):
     assert search_index.indexed_heads(a.cfg.state_dir) == {k: v for k, v in a.branches().items()}
     hits = find(a.cfg, "typesense", cwd=str(a.home))
     assert hits and hits[0].branch == "projects/pinion"
+
+
+def console(*args: str, cwd) -> "subprocess.CompletedProcess":
+    """`memgit ARGS` as the console script runs it (memgit.entry: `search` answered without click)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "memgit.entry", *args], capture_output=True, text=True, cwd=cwd,
+                          env=env, timeout=60)
+
+
+@pytest.mark.parametrize("args", [
+    ["emoji"], ["emoji", "--json"], ["--limit=1", "tests", "--type", "command"], ["--", "-emoji"],
+    ["emoji", "--project", "pinion", "--since", "2000-01-01", "--all-projects"],  # an error: both
+    ["emoji", "--type", "gotchas", "--json"], [""], ["zanzibar"],
+])
+def test_the_console_script_answers_as_the_click_command_does(world, memgit_cli, monkeypatch, args):
+    monkeypatch.chdir(world)
+    expected = memgit_cli("search", *args)
+    done = console("search", *args, cwd=world)
+    assert (done.returncode, done.stdout, done.stderr) == (expected.exit_code, expected.stdout, expected.stderr)
+
+
+def test_what_the_fast_path_does_not_read_goes_to_click(world):
+    assert "Example: memgit search" in console("search", "--help", cwd=world).stdout
+    wrong = console("search", "emoji", "--limit", "many", cwd=world)
+    assert wrong.returncode == 2 and "'many' is not a valid integer" in wrong.stderr
+    assert console("search", "emoji", "--bogus", cwd=world).returncode == 2

@@ -1,0 +1,122 @@
+"""Search relevance on ../shared/eval (issue 12: for >= 80% of the labelled facts memgit stored, a
+query made from the fact's own words finds a note of its session in the top 5).
+
+Lays the fixtures out as ../shared/eval/run.sh does, runs this checkout's `memgit sync --all`
+offline in a throw-away HOME, asks score.py which facts the note written for their session holds
+(`--scope session`: those are the facts memgit stored, and where), then searches for each one's
+statement with `memgit.verbs.search.search` (every scope alike, `--all-projects`; and again from
+the session's own project, as an agent working there would) and looks for a hit whose session is
+the fact's among the first five.
+
+    python bench/bench_search_eval.py [--quick] [-v]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from _common import PYTHON, ROOT, Rows, arg_parser, user_env
+
+EVAL = ROOT.parent / "shared" / "eval"
+FIXTURES = ROOT.parent / "shared" / "fixtures" / "transcripts"
+TOP = 5
+TARGET = 0.8
+
+
+def found(hits, session_id: str) -> int | None:
+    """The rank (1-based) of the first hit from the session's own note, or None."""
+    for rank, hit in enumerate(hits, 1):
+        if hit.session.split("/", 1)[-1] == session_id or session_id[:8] in hit.path:
+            return rank
+    return None
+
+
+def main() -> None:
+    parser = arg_parser(__doc__.split("\n\n")[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every fact and where it ranked")
+    args = parser.parse_args()
+    rows = Rows("search_eval")
+    if not EVAL.is_dir():
+        print(f"skipped: {EVAL} is not there")
+        rows.write(args.rows)
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="memgit-bench-search-eval-"))
+    try:
+        home, repo = tmp / "home", tmp / "mem"
+        (home / ".claude").mkdir(parents=True)
+        subprocess.run([PYTHON, str(EVAL / "layout_claude.py"), str(FIXTURES / "claude"),
+                        str(home / ".claude" / "projects")], check=True, capture_output=True)
+        subprocess.run([PYTHON, str(EVAL / "layout_agents.py"), str(FIXTURES), str(home)], check=True,
+                       capture_output=True)
+        old = time.time() - 3 * 3600
+        for path in home.rglob("*"):
+            if path.is_file():
+                os.utime(path, (old, old))
+        env = {**user_env(home), "MEMGIT_HOME": str(repo)}
+        done = subprocess.run([PYTHON, "-m", "memgit.cli.commands", "sync", "--all", "--json"], env=env,
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"sync failed:\n{done.stderr[-2000:]}")
+        out = tmp / "score.json"
+        subprocess.run([PYTHON, str(EVAL / "score.py"), str(repo), "--scope", "session", "--json", str(out)],
+                       check=True, capture_output=True)
+        score = json.loads(out.read_text())
+
+        os.environ.update(env)  # the search below reads this HOME's config and repository
+        from memgit import config
+        from memgit.verbs.search import search
+
+        cfg = config.load()
+        cwds = _session_cwds(repo)
+        stored = [(s, f) for s in score["sessions"] for f in s["facts"] if f["session"]]
+        alike = own = first = 0
+        for s, f in stored:
+            hits = search(cfg, f["statement"], all_projects=True, limit=TOP)
+            here = search(cfg, f["statement"], limit=TOP, cwd=cwds.get(s["session_id"], str(tmp)))
+            r1, r2 = found(hits, s["session_id"]), found(here, s["session_id"])
+            alike += r1 is not None
+            first += r1 == 1
+            own += r2 is not None
+            if args.verbose or r1 is None:
+                print(f"  {'miss' if r1 is None else f'#{r1}':>4} {'miss' if r2 is None else f'#{r2}':>4}  "
+                      f"[{f['type']}] {f['statement'][:110]}")
+        n = len(stored)
+        print(f"\nfacts labelled: {sum(len(s['facts']) for s in score['sessions'])}; stored in their session's note: {n}")
+        print(f"top-{TOP} finds a note of the fact's session: every scope alike {alike}/{n} = {alike / max(n, 1):.2f}; "
+              f"from the session's project {own}/{n} = {own / max(n, 1):.2f}; first hit {first}/{n}")
+        rows.add(f"search relevance: stored facts whose session's note is in the top {TOP} (every scope alike)",
+                 alike / max(n, 1), "", TARGET, higher_is_better=True, note=f"{alike}/{n} facts")
+        rows.add("search relevance, from the session's own project (current project first)",
+                 own / max(n, 1), "", TARGET, higher_is_better=True, note=f"{own}/{n} facts")
+        rows.add("search relevance: the session's note is the first hit (every scope alike)", first / max(n, 1), "",
+                 note=f"{first}/{n} facts")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    rows.write(args.rows)
+
+
+def _session_cwds(repo: Path) -> dict[str, str]:
+    """Each session's cwd, from the front matter of its note (where an agent would search from)."""
+    cwds = {}
+    branches = subprocess.run(["git", "-C", str(repo), "branch", "--format=%(refname:short)"], capture_output=True,
+                              text=True, check=True).stdout.split()
+    for branch in branches:
+        paths = subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "--name-only", branch, "sessions"],
+                               capture_output=True, text=True, check=True).stdout.split()
+        for path in paths:
+            text = subprocess.run(["git", "-C", str(repo), "show", f"{branch}:{path}"], capture_output=True,
+                                  text=True, check=True).stdout
+            meta = dict(line.split(": ", 1) for line in text.split("\n---", 1)[0].splitlines() if ": " in line)
+            if "session" in meta and "cwd" in meta:
+                cwds[meta["session"].split("/", 1)[-1]] = os.path.expanduser(meta["cwd"].strip("'\""))
+    return cwds
+
+
+if __name__ == "__main__":
+    main()
