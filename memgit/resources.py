@@ -1,4 +1,4 @@
-"""Find the shipped prompts/, templates/ and hooks/ both in a wheel and in the source tree."""
+"""Find the shipped prompts/, templates/, hooks/ and skills/ both in a wheel and in the source tree."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ _PACKAGE = Path(__file__).resolve().parent
 
 
 def data_dir(name: str) -> Path:
-    """Return the directory of shipped data `name` (prompts, templates, hooks)."""
+    """Return the directory of shipped data `name` (prompts, templates, hooks, skills)."""
     installed = _PACKAGE / "_data" / name  # laid out by the wheel's force-include
     if installed.is_dir():
         return installed

@@ -1,11 +1,12 @@
 """The house keeps its plan (DESIGN §7): dependencies point one way, each adapter has one home.
 
-    entry -> cli, hook -> verbs -> sources, extract, consolidate, store, llm -> core
+    entry -> cli, hook, mcp -> verbs -> sources, extract, consolidate, store, llm -> core
                                                         and everything -> errors, config, resources
 
 `core` is the floor: pure values and rules, no git, no LLM, no CLI. `store` sits on it (every write
 passes core's redaction) and is the only code that imports dulwich; only `llm.py` imports litellm;
-only `cli/` imports click. No module outside `sources/` knows an agent's file format.
+only `cli/` imports click;
+only `mcp/` imports the MCP SDK. No module outside `sources/` knows an agent's file format.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ LEVELS = {
     "core": 1,
     "sources": 2, "extract": 2, "consolidate": 2, "store": 2, "llm": 2, "prompts": 2,
     "verbs": 3,
-    "cli": 4, "hook": 4,
+    "cli": 4, "hook": 4, "mcp": 4,
     "entry": 5,
 }
 # Families on one floor that must not lean on each other.
@@ -135,6 +136,8 @@ def test_adapters_have_one_home_each():
             assert "litellm" not in outside, f"{module} imports litellm: only memgit.llm may"
         if part != "cli":
             assert "click" not in outside, f"{module} imports click: only memgit.cli may"
+        if part != "mcp":
+            assert not outside & {"mcp", "mcp_types"}, f"{module} imports the MCP SDK: only memgit.mcp may"
         if part == "core":
             assert not outside & {"subprocess", "sqlite3", "socket"}, f"{module}: the core does no I/O of that kind"
         if module.startswith(("memgit.extract.heuristic", "memgit.consolidate.heuristic")):

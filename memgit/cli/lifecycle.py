@@ -115,10 +115,13 @@ _agents_option = click.option("--agent", "agents", multiple=True, metavar="AGENT
 @cli.command()
 @_agents_option
 @_settings_option
+@click.option("--mcp/--no-mcp", "mcp", default=None,
+              help="Register memgit's MCP server with the agents (default: when memgit[mcp] is installed).")
 @click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
 @json_option
-def install(agents, settings_path, dry_run, as_json) -> None:
-    """Wire memgit into the agents: session-start memory, background sync, skills in their skills folder.
+def install(agents, settings_path, mcp, dry_run, as_json) -> None:
+    """Wire memgit into the agents: session-start memory, background sync, skills in their skills folder,
+    and `memgit mcp` in their MCP servers.
 
     Example: memgit install --agent claude-code --agent codex --dry-run
     """
@@ -127,7 +130,7 @@ def install(agents, settings_path, dry_run, as_json) -> None:
     from memgit.verbs import install as install_mod
 
     report = install_mod.install_agents(load_config(None), agents, settings=Path(settings_path) if settings_path else None,
-                                        dry_run=dry_run)
+                                        dry_run=dry_run, mcp=mcp)
     emit(as_json, {"ok": True, **report.as_dict()}, _install_text(report))
 
 
@@ -163,10 +166,13 @@ def uninstall(agents, settings_path, purge, yes, dry_run, repo_path, as_json) ->
     emit(as_json, {"ok": True, **report.as_dict(), "purged": str(cfg.repo_path) if purged else None}, text)
 
 
+_LABELS = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+
+
 def _install_text(report) -> str:
     lines = []
     for f in report.files:
-        label = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}[f.agent]
+        label = _LABELS[f.agent]
         if not f.changed:
             lines.append(f"{label}: memgit's hooks are already in {f.settings}; nothing changed." if f.action == "install"
                          else f"{label}: no memgit hooks in {f.settings}; nothing changed.")
@@ -179,6 +185,12 @@ def _install_text(report) -> str:
             lines.append(f"  Backup of the previous file: {f.backup}")
     for changes in report.skills.values():
         lines += [f"  skills: {change}" for change in changes]
+    for f in report.mcp:
+        lines.append(f"{_LABELS[f.agent]}: " + (
+            ("memgit's MCP server is already registered in " if f.action == "install" else "no memgit MCP server in ")
+            + f"{f.settings}; nothing changed." if not f.changed
+            else f"{'would change' if f.dry_run else 'changed'} {f.settings}: " + "; ".join(f.changes)
+            + ("; the file is as it was before memgit" if f.restored == "original" else "")))
     if report.dry_run:
         lines.append("Dry run: nothing was written.")
     elif report.action == "install" and report.changed:

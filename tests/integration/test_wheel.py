@@ -1,4 +1,4 @@
-"""The built wheel carries prompts/, templates/, hooks/ and the vendored secret rules: `memgit demo`
+"""The built wheel carries prompts/, templates/, hooks/, skills/ and the vendored secret rules: `memgit demo`
 works from an installed wheel."""
 
 import site
@@ -39,6 +39,11 @@ def test_wheel_installs_and_runs_demo_outside_the_source_tree(tmp_path):
                            "print(find_secrets('lin_api_' + 'Zx9Qw3Er7Ty1Ui5Op2As6Df0Gh4Jk8Lm3Nb7VcX1')[0].kind)"
                            % purelib], capture_output=True, text=True, check=True, cwd=tmp_path).stdout.strip()
     assert kind == "linear_api_key"
+    # memgit's own skill, which install publishes into the agents' skills folders
+    skill = subprocess.run([python, "-c", "from memgit.resources import data_dir; "
+                            "print(data_dir('skills') / 'memgit-recall' / 'SKILL.md')"],
+                           capture_output=True, text=True, check=True, cwd=tmp_path).stdout.strip()
+    assert skill.startswith(purelib) and Path(skill).read_text().startswith("---\nname: memgit-recall\n")
     demo = subprocess.run([python, "-m", "memgit.cli.commands", "demo", "--keep", str(tmp_path / "demo")],
                           capture_output=True, text=True, cwd=tmp_path)
     assert demo.returncode == 0, demo.stderr

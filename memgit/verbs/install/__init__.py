@@ -2,8 +2,10 @@
 
 For each agent (memgit.verbs.install.agents), by its documented mechanism: memgit's hook entries in
 its hooks file (session start -> `memgit hook session-start`, the context; each prompt ->
-`memgit hook user-prompt-submit`, what memory holds on it; session end and compaction -> a background sync), added as text so every other byte stays (files.py), and the
-repository's skills published into its skills folder, namespaced `memgit-<scope>-<name>` (skills.py).
+`memgit hook user-prompt-submit`, what memory holds on it; session end and compaction -> a
+background sync), added as text so every other byte stays (files.py), the repository's skills
+published into its skills folder, namespaced `memgit-<scope>-<name>` (skills.py), and memgit's MCP
+server (`memgit mcp`) registered in its MCP config when the `mcp` extra is installed (mcp_config.py).
 What was added is recorded (manifest.py) so that uninstall gives every file back byte for byte.
 """
 
@@ -19,9 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memgit.errors import ConfigError
+from memgit.errors import ConfigError, MemgitError
 from memgit.verbs.install import agents as agents_mod
-from memgit.verbs.install import manifest, skills
+from memgit.verbs.install import manifest, mcp_config, skills
 from memgit.verbs.install.agents import AGENTS, CLAUDE_CODE, CODEX
 from memgit.verbs.install.files import SettingsChange, install_file, uninstall_file
 from memgit.verbs.install.hooks import is_memgit_handler
@@ -44,23 +46,30 @@ class InstallReport:
     files: list[SettingsChange] = field(default_factory=list)
     skills: dict[str, list[str]] = field(default_factory=dict)  # agent -> changes in its skills folder
     warnings: list[str] = field(default_factory=list)
+    mcp: list[SettingsChange] = field(default_factory=list)  # each agent's MCP config
 
     @property
     def changed(self) -> bool:
-        return any(f.changed for f in self.files) or any(self.skills.values())
+        return any(f.changed for f in self.files + self.mcp) or any(self.skills.values())
 
     def as_dict(self) -> dict:
         return {"action": self.action, "dry_run": self.dry_run, "changed": self.changed,
-                "agents": [f.as_dict() for f in self.files], "skills": self.skills, "warnings": self.warnings}
+                "agents": [f.as_dict() for f in self.files], "skills": self.skills,
+                "mcp": [f.as_dict() for f in self.mcp], "warnings": self.warnings}
 
 
 def memgit_command() -> str:
     """How a hook calls memgit: this environment's console script, else `python -m memgit.entry`."""
+    return " ".join(map(shlex.quote, memgit_argv()))
+
+
+def memgit_argv() -> list[str]:
+    """memgit's own command as a list (the MCP configs take it unquoted): the console script, or python -m."""
     beside = Path(sys.executable).with_name("memgit")  # the console script of this very install
     found = str(beside) if beside.is_file() and os.access(beside, os.X_OK) else shutil.which("memgit")
     if found:
-        return shlex.quote(os.path.abspath(found))
-    return f"{shlex.quote(sys.executable)} -m memgit.entry"
+        return [os.path.abspath(found)]
+    return [sys.executable, "-m", "memgit.entry"]
 
 
 def default_settings(claude_root: Path) -> Path:
@@ -99,16 +108,18 @@ def choose(names: Sequence[str], env: Mapping[str, str], claude_root: Path | Non
 
 def install_agents(cfg, names: Sequence[str] = (), *, settings: Path | None = None, dry_run: bool = False,
                    env: Mapping[str, str] | None = None, command: str | None = None,
-                   now: float | None = None) -> InstallReport:
-    """Wire memgit into each agent named (default: each found): its hooks, and its skills folder.
+                   now: float | None = None, mcp: bool | None = None) -> InstallReport:
+    """Wire memgit into each agent named (default: each found): its hooks, its skills folder, its MCP config.
 
     Args:
         cfg: memgit.config.Config (the repository whose skills are published, Claude Code's folder).
         names: agents, as `--agent` takes them.
         settings: another Claude Code settings file than the default one (alone, it means Claude Code only).
+        mcp: register memgit's MCP server; None: when the `mcp` extra is installed.
 
     Raises:
-        ConfigError: an unknown agent, none found, or a hooks file memgit cannot read as the agent does.
+        ConfigError: an unknown agent, none found, a hooks file memgit cannot read as the agent does, or
+            `mcp` asked for without the extra.
         MemgitError: a file cannot be written.
     """
     env = os.environ if env is None else env
@@ -121,6 +132,12 @@ def install_agents(cfg, names: Sequence[str] = (), *, settings: Path | None = No
     state = manifest.load(env)
     if settings is not None and not names:
         names = [CLAUDE_CODE]  # a Claude Code settings file was named: that agent alone
+    has_extra = mcp_config.extra_installed()
+    if mcp and not has_extra:
+        raise ConfigError(f"memgit's MCP server needs its extra: {mcp_config.EXTRA}, then install again")
+    if mcp is None and not has_extra and not state["mcp"]:
+        report.warnings.append(f"memgit's MCP server is not registered (optional): {mcp_config.EXTRA}, then "
+                               "`memgit install` again; the memgit-recall skill works without it")
     for name in choose(names, env, cfg.claude_root):
         agent = AGENTS[name]
         path = _hooks_path(name, env, cfg, settings)
@@ -132,6 +149,8 @@ def install_agents(cfg, names: Sequence[str] = (), *, settings: Path | None = No
         folder = agents_mod.skills_dir(name, env, cfg.claude_root)
         state["skills"].setdefault(name, {"dir": str(folder), "published": {}})
         report.warnings += change.warnings + _notes(name, env)
+        if mcp if mcp is not None else has_extra:
+            _register(report, state, name, env, cfg, dry_run=dry_run, now=now)
     if not dry_run:
         manifest.save(env, state)
         publish_skills(None, cfg, env=env, report=report, force=True)
@@ -155,9 +174,10 @@ def uninstall_agents(cfg, names: Sequence[str] = (), *, settings: Path | None = 
     if names:
         chosen = choose(names, env, cfg.claude_root)
     else:
-        recorded = {r.get("agent") for r in state["files"].values()} | set(state["skills"])
+        recorded = {r.get("agent") for r in [*state["files"].values(), *state["mcp"].values()]} | set(state["skills"])
         chosen = [n for n in AGENTS if n in recorded or n in agents_mod.found(env, cfg.claude_root)]
     for name in chosen:
+        _unregister(report, state, name, env, cfg, dry_run=dry_run, now=now)  # first: Gemini's file holds both
         path = _hooks_path(name, env, cfg, settings)
         change = uninstall_file(path, state["files"].get(manifest.key(path)), dry_run=dry_run, now=now, agent=name)
         report.files.append(change)
@@ -182,14 +202,14 @@ def uninstall_agents(cfg, names: Sequence[str] = (), *, settings: Path | None = 
 
 def publish_skills(repo, cfg, *, env: Mapping[str, str] | None = None, report: InstallReport | None = None,
                    force: bool = False) -> None:
-    """Copy the repository's skills into the skills folder of every agent memgit is installed into.
+    """Copy memgit's own skills and the repository's into the skills folder of every agent memgit is installed into.
 
     Called after each sync that moved a branch, and by install. Cheap when nothing changed (the
     skills trees' ids are compared with the last run's). Never raises: the memory is safe in the
     repository, and a folder that cannot be written is logged (and reported to install).
 
     Args:
-        repo: an open memgit.store.repo.MemoryRepo, or None to open cfg's (nothing happens without one).
+        repo: an open memgit.store.repo.MemoryRepo, or None to open cfg's (memgit's own skills alone without one).
         cfg: memgit.config.Config.
     """
     env = os.environ if env is None else env
@@ -197,17 +217,17 @@ def publish_skills(repo, cfg, *, env: Mapping[str, str] | None = None, report: I
         state = manifest.load(env)
         if not state["skills"]:
             return
-        if repo is None:
-            if not (cfg.repo_path / ".git").is_dir():
-                return
+        if repo is None and (cfg.repo_path / ".git").is_dir():
             from memgit.store.repo import MemoryRepo
 
             with MemoryRepo.open(cfg.repo_path, author=cfg.author) as opened:
                 return publish_skills(opened, cfg, env=env, report=report, force=force)
-        trees = {b: repo.tree_id(h, "skills") for b, h in repo.branches().items()}
+        trees = {b: repo.tree_id(h, "skills") for b, h in repo.branches().items()} if repo is not None else {}
         if not force and state.get("trees") == trees:
             return
-        wanted, warnings = skills.collect(repo, extra_patterns=cfg.extra_redact_patterns, allow=cfg.redact_allow)
+        wanted, warnings = (skills.collect(repo, extra_patterns=cfg.extra_redact_patterns, allow=cfg.redact_allow)
+                            if repo is not None else ({}, []))
+        wanted.update(skills.shipped())  # memgit's own names win over a scope's skill that runs into them
         for name, entry in sorted(state["skills"].items()):
             changes, more = skills.sync_folder(Path(entry["dir"]), entry["published"], wanted)
             warnings += more
@@ -222,6 +242,37 @@ def publish_skills(repo, cfg, *, env: Mapping[str, str] | None = None, report: I
         log.info(warning)
     if report is not None:
         report.warnings += warnings
+
+
+def _register(report: InstallReport, state: dict, name: str, env: Mapping[str, str], cfg, *, dry_run: bool,
+              now: float) -> None:
+    """Register memgit's MCP server with one agent; a file memgit cannot change is a warning (the hooks stay)."""
+    path = mcp_config.config_path(name, env, cfg.claude_root)
+    try:
+        change, record = mcp_config.register(name, path, memgit_argv() + ["mcp"], state["mcp"].get(manifest.key(path)),
+                                             dry_run=dry_run, now=now)
+    except MemgitError as e:
+        report.warnings.append(f"memgit's MCP server was not registered for {AGENTS[name].label}: {e.message}")
+        return
+    report.mcp.append(change)
+    report.warnings += change.warnings
+    if record is not None and not dry_run:
+        state["mcp"][manifest.key(path)] = record
+
+
+def _unregister(report: InstallReport, state: dict, name: str, env: Mapping[str, str], cfg, *, dry_run: bool,
+                now: float) -> None:
+    path = mcp_config.config_path(name, env, cfg.claude_root)
+    try:
+        change = mcp_config.unregister(name, path, state["mcp"].get(manifest.key(path)), dry_run=dry_run, now=now)
+    except MemgitError as e:
+        report.warnings.append(f"memgit's MCP server was not taken out for {AGENTS[name].label}: {e.message}")
+        return
+    if change.changed:
+        report.mcp.append(change)
+    report.warnings += change.warnings
+    if not dry_run:
+        state["mcp"].pop(manifest.key(path), None)
 
 
 def _hooks_path(name: str, env: Mapping[str, str], cfg, settings: Path | None) -> Path:

@@ -3,7 +3,8 @@
 For each file install changed: whether it existed, the sha256 of its bytes before memgit's first
 change and after its last one, and the snippets of text memgit inserted (uninstall removes them
 verbatim). For each agent whose skills memgit publishes: the folder, and per published skill the
-sha256 of what memgit wrote (a copy a person changed is theirs, and left alone). Losing this file
+sha256 of what memgit wrote (a copy a person changed is theirs, and left alone). For each agent's
+MCP config memgit registered its server in (`mcp`): the same record as for a hooks file. Losing this file
 loses only the byte-for-byte promise: uninstall then removes memgit's entries by parsing.
 """
 
@@ -34,11 +35,11 @@ def load(env: Mapping[str, str]) -> dict:
     try:
         data = json.loads(path(env).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {"version": VERSION, "files": {}, "skills": {}}
+        return {"version": VERSION, "files": {}, "skills": {}, "mcp": {}}
     if not isinstance(data, dict):
         data = {}
     data.setdefault("version", VERSION)
-    for key in ("files", "skills"):
+    for key in ("files", "skills", "mcp"):
         if not isinstance(data.get(key), dict):
             data[key] = {}
     return data
@@ -52,7 +53,7 @@ def save(env: Mapping[str, str], data: dict) -> None:
     """
     target = path(env)
     try:
-        if not data["files"] and not data["skills"]:
+        if not data["files"] and not data["skills"] and not data.get("mcp"):
             target.unlink(missing_ok=True)
             return
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,9 @@ each agent memgit was installed into, every such skill is copied to
 main), its front matter's `name` set to that folder's name (the Agent Skills rule), its links into
 the repository turned into `memgit show` commands, and its text passed through redaction once more.
 
+memgit's own skills, shipped in the package and in the plugin's skills/ (memgit-recall: how to run
+`memgit search` and `memgit show`), are published beside them, as they are.
+
 Only folders memgit recorded in the manifest as its own are ever written or removed; a copy a person
 changed is left alone (and forgotten); a folder of that name memgit did not make is never touched.
 """
@@ -21,6 +24,7 @@ from pathlib import Path
 from memgit.core.redact import redact_count
 from memgit.core.scopes import slugify
 from memgit.core.vocab import MAIN, PREFIX
+from memgit.resources import data_dir
 from memgit.verbs.install.manifest import sha256
 
 log = logging.getLogger("memgit.verbs.install")
@@ -93,6 +97,12 @@ def collect(repo, *, extra_patterns=(), allow=()) -> tuple[dict[str, tuple[str, 
                 warnings.append(f"{branch}:{path}: {hidden} secret(s) redacted in the published copy")
             wanted[name] = (text, f"{branch}:{path}")
     return wanted, warnings
+
+
+def shipped() -> dict[str, tuple[str, str]]:
+    """memgit's own skills: {name: (text, source)}, from the package's (or the checkout's) skills/."""
+    return {p.parent.name: (p.read_text(encoding="utf-8"), f"memgit:skills/{p.parent.name}/{SKILL_FILE}")
+            for p in sorted(data_dir("skills").glob(f"*/{SKILL_FILE}"))}
 
 
 def sync_folder(folder: Path, published: dict, wanted: Mapping[str, tuple[str, str]]) -> tuple[list[str], list[str]]:
