@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import asdict
 
 VALUED = {"--project": "project", "--type": "types", "--since": "since", "--limit": "limit", "--repo": "repo_path"}
 FLAGS = {"--all-projects": "all_projects", "--json": "as_json"}
@@ -54,7 +53,7 @@ def parse(argv: list[str]) -> dict | None:
 
 
 def payload(query: str, hits) -> dict:
-    return {"ok": True, "query": query, "hits": [asdict(h) for h in hits]}
+    return {"ok": True, "query": query, "hits": [h._asdict() for h in hits]}
 
 
 def text(query: str, hits) -> str:

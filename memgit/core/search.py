@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from collections import namedtuple
 from datetime import date as Date
 
 from memgit.core.vocab import MAIN, PREFIX, TYPE_PATTERN, TYPE_RANK
@@ -35,37 +35,12 @@ _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 
-@dataclass(frozen=True, slots=True)
-class Doc:
-    """One search unit: a piece of one file of one branch."""
-
-    branch: str
-    path: str
-    unit: int
-    kind: str
-    type: str
-    title: str
-    text: str
-    session: str
-    date: str
-    support: int = 1
-
-
-@dataclass(slots=True)
-class Hit:
-    """One result of a search, ranked."""
-
-    score: float
-    kind: str
-    type: str
-    branch: str
-    project: str
-    date: str
-    path: str
-    session: str
-    title: str
-    snippet: str
-    text: str
+# Named tuples, not dataclasses: the prompt hook builds these at every prompt, and importing
+# dataclasses (which imports inspect) costs ~15 ms of its budget.
+Doc = namedtuple("Doc", "branch path unit kind type title text session date support", defaults=(1,))
+Doc.__doc__ = "One search unit: a piece of one file of one branch (support: the sessions behind it)."
+Hit = namedtuple("Hit", "score kind type branch project date path session title snippet text")
+Hit.__doc__ = "One result of a search, ranked (snippet: the match marked with [[ and ]]); ._asdict() for JSON."
 
 
 # ---- files into search units ------------------------------------------------------------------

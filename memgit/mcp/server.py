@@ -72,7 +72,7 @@ def build(repo_path: str | None = None) -> MCPServer:
 
         hits = find(cfg(), query, project=project, types=(type,) if type else (), all_projects=all_projects,
                     limit=max(1, min(limit, 50)), cwd=os.getcwd())
-        return {"query": query, "hits": [asdict(h) for h in hits]}
+        return {"query": query, "hits": [h._asdict() for h in hits]}
 
     @server.tool(annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
     @_reported

@@ -13,7 +13,7 @@ import os
 import sqlite3
 from collections.abc import Sequence
 
-from memgit.core import scopes, search
+from memgit.core import search
 from memgit.core.vocab import MAIN, PREFIX
 
 FILE = "search.sqlite"
@@ -231,6 +231,8 @@ def _identities(branch: str, data: bytes | None) -> dict | None:
     if data is None:
         return None
     try:
+        from memgit.core import scopes  # the update side only: the prompt hook's query needs none
+
         p = scopes.parse_project_md(data.decode("utf-8", "replace"), branch)
     except ValueError:  # sync reports a broken PROJECT.md; until it is mended no cwd resolves there
         return None
