@@ -96,7 +96,10 @@ def required(count: int) -> int:
 def shared(words: list[str], doc) -> int:
     """How many of the prompt's words (by stem) the document's title and text hold."""
     wanted = {stem(w) for w in words}
-    held = {stem(w) for w in _WORD.findall(f"{doc.title} {doc.text}".lower())}
+    starts = tuple(wanted)
+    # A stem is a prefix of its word: only the words starting like a wanted stem are stemmed (the
+    # hook checks every candidate at every prompt; stemming all their words was a tenth of its time).
+    held = {stem(w) for w in _WORD.findall(f"{doc.title} {doc.text}".lower()) if w.startswith(starts)}
     return len(wanted & held)
 
 

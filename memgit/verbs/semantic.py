@@ -9,7 +9,6 @@ when anything about it fails, search is BM25 alone, as without this module.
 
 from __future__ import annotations
 
-import logging
 import sqlite3
 from collections.abc import Sequence
 
@@ -18,7 +17,6 @@ from memgit.core import fusion
 from memgit.core.search import Hit
 from memgit.errors import MemgitError
 
-log = logging.getLogger("memgit.verbs.semantic")
 POOL = 50  # from each ranking: RRF past 50 places adds less than 1/110 per document
 FLOOR = 0.2  # cosine below which a document is no semantic match: the best of 0, 0.2, 0.3, 0.4 on the eval (bench/README.md)
 
@@ -52,11 +50,17 @@ def fuse(cfg: Config, query: str, bm25_hits: Sequence[Hit], *, branches: Sequenc
     try:
         model = embedding.load()
         counts = semantic_index.update(cfg.state_dir, model)
-        log.debug("semantic cache: %s", counts)
+        _log().debug("semantic cache: %s", counts)
         near = semantic_index.query(cfg.state_dir, model, query, branches=branches, types=types, since=since,
                                     limit=POOL)
     except (OSError, sqlite3.Error, RuntimeError, ValueError) as e:
-        log.warning("semantic search skipped: %s", e)
+        _log().warning("semantic search skipped: %s", e)
         return list(bm25_hits[:limit])
     docs = fusion.semantic_ranking(near, current=current, now_date=today, floor=FLOOR)
     return fusion.fuse(bm25_hits[:POOL], docs, limit=limit)
+
+
+def _log():
+    import logging  # ~7 ms: every search loads this module, few ever log from it
+
+    return logging.getLogger("memgit.verbs.semantic")
