@@ -170,6 +170,24 @@ class Rows:
                                               "rows": self.rows}))
 
 
+def lay_out_eval(home: Path, eval_dir: Path, fixtures: Path) -> None:
+    """Lay the shared fixtures out in `home` as each agent would (../shared/eval's own scripts), idle
+    for three hours so a sync reads them all."""
+    import os
+    import subprocess
+    import time
+
+    (home / ".claude").mkdir(parents=True)
+    subprocess.run([PYTHON, str(eval_dir / "layout_claude.py"), str(fixtures / "claude"),
+                    str(home / ".claude" / "projects")], check=True, capture_output=True)
+    subprocess.run([PYTHON, str(eval_dir / "layout_agents.py"), str(fixtures), str(home)], check=True,
+                   capture_output=True)
+    old = time.time() - 3 * 3600
+    for path in home.rglob("*"):
+        if path.is_file():
+            os.utime(path, (old, old))
+
+
 def arg_parser(description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--quick", action="store_true", help="fewer runs and smaller data (a rough figure)")

@@ -10,7 +10,6 @@ every project the injected context (`memgit context --cwd <its path>`) and its m
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import statistics
@@ -19,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import PYTHON, ROOT, Rows, arg_parser, user_env
+from _common import PYTHON, ROOT, Rows, arg_parser, lay_out_eval, user_env
 
 EVAL = ROOT.parent / "shared" / "eval"
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "transcripts"
@@ -53,15 +52,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="memgit-bench-eval-"))
     try:
         home, repo = tmp / "home", tmp / "mem"
-        (home / ".claude").mkdir(parents=True)
-        subprocess.run([PYTHON, str(EVAL / "layout_claude.py"), str(FIXTURES / "claude"),
-                        str(home / ".claude" / "projects")], check=True, capture_output=True)
-        subprocess.run([PYTHON, str(EVAL / "layout_agents.py"), str(FIXTURES), str(home)], check=True,
-                       capture_output=True)
-        old = time.time() - 3 * 3600
-        for path in home.rglob("*"):
-            if path.is_file():
-                os.utime(path, (old, old))
+        lay_out_eval(home, EVAL, FIXTURES)
         env = {**user_env(home), "MEMGIT_HOME": str(repo)}
         t0 = time.perf_counter()
         done = memgit(env, "sync", "--all", "--json")

@@ -18,10 +18,9 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
-from _common import PYTHON, ROOT, Rows, arg_parser, user_env
+from _common import PYTHON, ROOT, Rows, arg_parser, lay_out_eval, user_env
 
 EVAL = ROOT.parent / "shared" / "eval"
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "transcripts"
@@ -49,15 +48,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="memgit-bench-search-eval-"))
     try:
         home, repo = tmp / "home", tmp / "mem"
-        (home / ".claude").mkdir(parents=True)
-        subprocess.run([PYTHON, str(EVAL / "layout_claude.py"), str(FIXTURES / "claude"),
-                        str(home / ".claude" / "projects")], check=True, capture_output=True)
-        subprocess.run([PYTHON, str(EVAL / "layout_agents.py"), str(FIXTURES), str(home)], check=True,
-                       capture_output=True)
-        old = time.time() - 3 * 3600
-        for path in home.rglob("*"):
-            if path.is_file():
-                os.utime(path, (old, old))
+        lay_out_eval(home, EVAL, FIXTURES)
         env = {**user_env(home), "MEMGIT_HOME": str(repo)}
         done = subprocess.run([PYTHON, "-m", "memgit.cli.commands", "sync", "--all", "--json"], env=env,
                               capture_output=True, text=True)

@@ -38,6 +38,24 @@ INSERT INTO meta VALUES ('schema', '{SCHEMA}');
 """
 
 
+def filters(*, branches: Sequence[str] | None, types: Sequence[str] = (), kinds: Sequence[str] = (),
+            since: str | None = None) -> tuple[list[str], list]:
+    """The WHERE terms (over the `docs` table as `d`) and their arguments of a search's filters.
+
+    branches=None is every branch, [] none; empty types or kinds are every one.
+    """
+    where: list[str] = []
+    args: list = []
+    for column, values in (("d.branch", branches), ("d.type", types), ("d.kind", kinds)):
+        if values is not None and (values or column == "d.branch"):
+            where.append(f"{column} IN ({','.join('?' * len(values))})")
+            args += list(values)
+    if since:
+        where.append("d.date >= ?")
+        args.append(since)
+    return where, args
+
+
 def _log():
     """This module's logger; logging (and hashlib, in _index_branch) is imported when needed: the
     prompt hook reads the index at every prompt and never logs from here on its way."""
@@ -295,14 +313,8 @@ def query(state_dir, match: str, *, branches: Sequence[str] | None = None, types
     """
     if not match:
         return []
-    where, args = ["fts MATCH ?"], [match]
-    for column, values in (("d.branch", branches), ("d.type", types), ("d.kind", kinds)):
-        if values is not None and (values or column == "d.branch"):
-            where.append(f"{column} IN ({','.join('?' * len(values))})")
-            args += list(values)
-    if since:
-        where.append("d.date >= ?")
-        args.append(since)
+    where, args = filters(branches=branches, types=types, kinds=kinds, since=since)
+    where, args = ["fts MATCH ?", *where], [match, *args]
     sql = (f"SELECT d.branch, d.path, d.unit, d.kind, d.type, d.title, fts.text, d.session, d.date, d.support, "
            f"bm25(fts, {TITLE_WEIGHT}, {TEXT_WEIGHT}) AS score, "
            f"snippet(fts, 1, '[[', ']]', '…', {SNIPPET_TOKENS}) "

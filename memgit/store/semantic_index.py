@@ -141,14 +141,7 @@ def query(state_dir, embedder, text: str, *, branches: Sequence[str] | None = No
 
     if not os.path.exists(path_of(state_dir)) or not os.path.exists(search_index.path_of(state_dir)):
         return []
-    where, args = [], []
-    for column, values in (("d.branch", branches), ("d.type", types)):
-        if values is not None and (values or column == "d.branch"):
-            where.append(f"{column} IN ({','.join('?' * len(values))})")
-            args += list(values)
-    if since:
-        where.append("d.date >= ?")
-        args.append(since)
+    where, args = search_index.filters(branches=branches, types=types, since=since)
     sql = ("SELECT d.id, v.v FROM rows r JOIN vec v ON v.hash = r.hash "
            "JOIN s.docs d ON d.branch = r.branch AND d.path = r.path AND d.unit = r.unit"
            + (f" WHERE {' AND '.join(where)}" if where else ""))
