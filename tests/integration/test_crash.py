@@ -93,6 +93,8 @@ def test_killing_sync_twenty_times_converges_to_an_uninterrupted_run(tmp_path):
     fsck(crashy_repo)
     calm_trees, calm_ranges = memory_state(calm_repo)
     crashy_trees, crashy_ranges = memory_state(crashy_repo)
+    failed = [(r["session"], r["reason"]) for r in ledger_commits(crashy_repo) if r["kind"] == "fail"]
+    assert not failed, f"a kill left a session that then failed: {failed}"
     assert crashy_ranges == calm_ranges  # same sessions, same ranges: nothing extracted twice
     assert crashy_trees == calm_trees  # same notes, byte for byte
     assert git(crashy_repo, "status", "--porcelain") == ""
