@@ -170,6 +170,19 @@ class Rows:
                                               "rows": self.rows}))
 
 
+def bench_project(home: Path, env: dict[str, str]) -> Path:
+    """~/dev/bench: a git repository whose origin is github.com/acme/bench, the bench repo's project."""
+    import subprocess
+
+    project = home / "dev" / "bench"
+    project.mkdir(parents=True, exist_ok=True)
+    git_env = {**env, "GIT_CONFIG_GLOBAL": str(home / ".gitconfig")}
+    subprocess.run(["git", "init", "-q", str(project)], check=True, env=git_env)
+    subprocess.run(["git", "-C", str(project), "remote", "add", "origin", "https://github.com/acme/bench.git"],
+                   check=True, env=git_env)
+    return project
+
+
 def lay_out_eval(home: Path, eval_dir: Path, fixtures: Path) -> None:
     """Lay the shared fixtures out in `home` as each agent would (../shared/eval's own scripts), idle
     for three hours so a sync reads them all."""

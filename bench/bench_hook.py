@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import PYTHON, Rows, arg_parser, median, p90, user_env
+from _common import PYTHON, Rows, arg_parser, bench_project, median, p90, user_env
 from generate import make_note_repo
 
 RATIO_TARGET = 3.0
@@ -97,13 +97,9 @@ def main() -> None:
         t0 = time.perf_counter()
         make_note_repo(memory, notes=notes, commits=commits, slug="bench")
         print(f"generated a memory repo of {notes} notes and {commits} commits in {time.perf_counter() - t0:.1f} s")
-        project = home / "dev" / "bench"
+        project = bench_project(home, env)
         cwd = project / "src" / "app"
         cwd.mkdir(parents=True)
-        git_env = {**env, "GIT_CONFIG_GLOBAL": str(home / ".gitconfig")}
-        subprocess.run(["git", "init", "-q", str(project)], check=True, env=git_env)
-        subprocess.run(["git", "-C", str(project), "remote", "add", "origin", "https://github.com/acme/bench.git"],
-                       check=True, env=git_env)
         from memgit.sources.claude_code.synthetic import encode_project_dir
 
         folder = home / ".claude" / "projects" / encode_project_dir(str(project))

@@ -20,7 +20,6 @@ come back?). memgit.core.recall's docstring says how these figures chose its bar
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 import subprocess
@@ -28,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import PYTHON, ROOT, Rows, arg_parser, median, p90, user_env
+from _common import PYTHON, ROOT, Rows, arg_parser, bench_project, lay_out_eval, median, p90, user_env
 from bench_hook import CONSOLE_SCRIPT, summarise, timed
 from generate import make_note_repo
 
@@ -82,13 +81,9 @@ def speed(args, rows: Rows) -> None:
             counts = search_index.update(repo, memory / ".git" / "memgit")
         print(f"generated a memory repo of {notes} notes and {commits} commits in {t1 - t0:.1f} s; "
               f"indexed {counts['added']:,} search units in {time.perf_counter() - t1:.1f} s")
-        project = home / "dev" / "bench"
+        project = bench_project(home, env)
         cwd = project / "src" / "app"
         cwd.mkdir(parents=True)
-        git_env = {**env, "GIT_CONFIG_GLOBAL": str(home / ".gitconfig")}
-        subprocess.run(["git", "init", "-q", str(project)], check=True, env=git_env)
-        subprocess.run(["git", "-C", str(project), "remote", "add", "origin", "https://github.com/acme/bench.git"],
-                       check=True, env=git_env)
         script = home / "bin" / "memgit"
         script.parent.mkdir()
         script.write_text(CONSOLE_SCRIPT)
@@ -151,15 +146,7 @@ def relevance(rows: Rows) -> None:
     work = Path(tempfile.mkdtemp(prefix="memgit-bench-relevance-"))
     try:
         home, memory = work / "home", work / "mem"
-        (home / ".claude").mkdir(parents=True)
-        subprocess.run([PYTHON, str(EVAL / "layout_claude.py"), str(FIXTURES / "claude"),
-                        str(home / ".claude" / "projects")], check=True, capture_output=True)
-        subprocess.run([PYTHON, str(EVAL / "layout_agents.py"), str(FIXTURES), str(home)], check=True,
-                       capture_output=True)
-        then = time.time() - 3 * 3600
-        for path in home.rglob("*"):
-            if path.is_file():
-                os.utime(path, (then, then))
+        lay_out_eval(home, EVAL, FIXTURES)
         env = {**user_env(home), "MEMGIT_HOME": str(memory)}
         done = subprocess.run([PYTHON, "-m", "memgit.cli.commands", "sync", "--all"], env=env, capture_output=True)
         if done.returncode != 0:

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import PYTHON, Rows, arg_parser, median, p90, user_env
+from _common import PYTHON, Rows, arg_parser, bench_project, median, p90, user_env
 from bench_hook import CONSOLE_SCRIPT
 from generate import make_note_repo
 
@@ -84,12 +84,7 @@ def main() -> None:
         rows.add("incremental index update after one extraction commit", median(rounds), "ms", INCREMENTAL_TARGET_MS,
                  note=f"p90 {p90(rounds):.1f} ms")
 
-        project = home / "dev" / "bench"
-        project.mkdir(parents=True)
-        git_env = {**env, "GIT_CONFIG_GLOBAL": str(home / ".gitconfig")}
-        subprocess.run(["git", "init", "-q", str(project)], check=True, env=git_env)
-        subprocess.run(["git", "-C", str(project), "remote", "add", "origin", "https://github.com/acme/bench.git"],
-                       check=True, env=git_env)
+        project = bench_project(home, env)
         script = home / "bin" / "memgit"
         script.parent.mkdir()
         script.write_text(CONSOLE_SCRIPT)

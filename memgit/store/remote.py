@@ -36,7 +36,7 @@ HEADS = b"refs/heads/"
 Progress = Callable[[str], None]
 
 __all__ = ["Fetched", "Pushed", "add_remote", "describe_url", "fetch", "is_memgit_branch",
-           "list_remotes", "ls_remote", "push", "remote_heads", "remove_remote"]
+           "list_remotes", "local_heads", "ls_remote", "push", "remote_heads", "remove_remote", "unpushed"]
 
 
 def is_memgit_branch(branch: str) -> bool:
@@ -52,6 +52,17 @@ def remote_heads(repo, remote: str) -> dict[str, str]:
     prefix = f"refs/remotes/{remote}/"
     return {ref[len(prefix):]: sha for ref, sha in repo.refs().items()
             if ref.startswith(prefix) and is_memgit_branch(ref[len(prefix):])}
+
+
+def local_heads(repo) -> dict[str, str]:
+    """This repository's memgit branches: {branch: sha}."""
+    return {b: sha for b, sha in repo.branches().items() if is_memgit_branch(b)}
+
+
+def unpushed(repo, remote: str) -> list[str]:
+    """Memgit branches whose head is not what the last push or fetch saw on `remote` (no network)."""
+    tracked = remote_heads(repo, remote)
+    return sorted(b for b, sha in local_heads(repo).items() if tracked.get(b) != sha)
 
 
 # -- configuration ----------------------------------------------------------------------------------

@@ -289,12 +289,12 @@ def judge_drift(name: str, drift: Drift, *, default: bool = True) -> Finding:
 
 def check_remotes(repo, cfg: Config) -> list[Finding]:
     from memgit.errors import RemoteError
-    from memgit.store.remote import describe_url, is_memgit_branch, list_remotes, ls_remote
+    from memgit.store.remote import describe_url, list_remotes, local_heads, ls_remote  # ls_remote: memgit branches only
 
     remotes = list_remotes(repo)
     if not remotes:
         return [Finding("remotes", OK, "no remote (backup: memgit remote add origin URL && memgit push)")]
-    local = {b: sha for b, sha in repo.branches().items() if is_memgit_branch(b)}
+    local = local_heads(repo)
 
     def known(sha: str) -> bool:
         return repo.resolve(sha) is not None
@@ -308,7 +308,6 @@ def check_remotes(repo, cfg: Config) -> list[Finding]:
                                     "check the URL and the network (memgit remote lists them; memgit remote remove "
                                     f"{name} && memgit remote add {name} URL changes one)"))
             continue
-        heads = {b: sha for b, sha in heads.items() if is_memgit_branch(b)}
         drift = compare_heads(local, heads, is_ancestor=repo.is_ancestor, known=known)
         findings.append(judge_drift(name, drift, default=name == cfg.remote))
     return findings

@@ -110,10 +110,8 @@ def _remotes(repo, cfg: Config) -> list[dict]:
     outcomes = remote_log.read(cfg.state_dir)
     rows = []
     for name, url in sorted(remote.list_remotes(repo).items()):
-        tracked = remote.remote_heads(repo, name)
-        unpushed = sorted(b for b, sha in repo.branches().items() if remote.is_memgit_branch(b) and tracked.get(b) != sha)
         last = outcomes.get(name, {})
-        rows.append({"name": name, "url": remote.describe_url(url), "unpushed": unpushed,
+        rows.append({"name": name, "url": remote.describe_url(url), "unpushed": remote.unpushed(repo, name),
                      **{op: last[op] | {"at": _iso(last[op]["at"])} if op in last else None for op in ("push", "pull")}})
     return rows
 

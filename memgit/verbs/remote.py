@@ -106,7 +106,7 @@ def push(cfg: Config, remote: str | None = None, *, progress: Progress = None) -
         with open_repo(cfg) as repo:
             url = _url(repo, name)
             repo.record_edits()  # a person's edits in the worktree go along
-            local = {b: sha for b, sha in repo.branches().items() if transport.is_memgit_branch(b)}
+            local = transport.local_heads(repo)
             joined = [b for b, sha in transport.remote_heads(repo, name).items()
                       if b not in local and any(repo.is_ancestor(sha, head) for head in local.values())]
             sent = transport.push(repo, name, local, delete=joined, progress=progress)
@@ -184,13 +184,6 @@ def clone(cfg: Config, url: str, *, name: str = "origin", progress: Progress = N
     return CloneReport(str(cfg.repo_path), name, transport.describe_url(url), heads)
 
 
-def unpushed(repo, remote: str) -> list[str]:
-    """Memgit branches whose head is not what the last push or fetch saw on the remote (no network)."""
-    tracked = transport.remote_heads(repo, remote)
-    return sorted(b for b, sha in repo.branches().items()
-                  if transport.is_memgit_branch(b) and tracked.get(b) != sha)
-
-
 def has_remote(cfg: Config, name: str) -> bool:
     with open_repo(cfg) as repo:
         return name in transport.list_remotes(repo)
@@ -223,7 +216,7 @@ def auto_push(cfg: Config) -> str | None:
             if cfg.remote not in transport.list_remotes(repo):
                 return (f"[repo] auto_push is on, but there is no remote {cfg.remote!r}: "
                         f"memgit remote add {cfg.remote} URL")
-            if not unpushed(repo, cfg.remote):
+            if not transport.unpushed(repo, cfg.remote):
                 return None
         push(cfg)
     except MemgitError as e:
