@@ -159,9 +159,9 @@ class Rows:
             ok = value >= target if higher_is_better else value <= target
         bound = "" if target is None else f"{'>=' if higher_is_better else '<='} {target:g} {unit}"
         self.rows.append({"what": what, "value": value, "unit": unit, "target": bound, "ok": ok,
-                          "ratio": None if target is None else value / target, "note": note})
+                          "ratio": None if not target else value / target, "note": note})
         verdict = "" if ok is None else ("  OK" if ok else "  MISSED")
-        print(f"  => {what}: {value:.4g} {unit}" + (f"  (target {bound}, {value / target:.2f}x)" if target else "")
+        print(f"  => {what}: {value:.4g} {unit}" + (f"  (target {bound}, {value / target:.2f}x)" if target else f"  (target {bound})" if bound else "")
               + (f"  [{note}]" if note else "") + verdict, flush=True)
 
     def write(self, path: str | None) -> None:
