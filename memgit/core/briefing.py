@@ -14,7 +14,7 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # memgit
 _templates: dict[str, str] = {}
 
 MAX_CHARS = 10_000  # Claude Code's cap on additionalContext; longer text is replaced by a file path
-BUDGET = 9_800  # what the whole injected text stays under, pending line included
+BUDGET = 6_000  # what the whole injected text stays under, pending line included: a briefing, not a dump
 PINNED_MAX = 3_000  # one pinned note, before the budget is shared out
 RECENT_NOTES = 24  # newest notes read for the digest of a project without a summary
 LEARNINGS_PER_NOTE = 3
@@ -29,7 +29,7 @@ def assemble(*, repo: str, branch: str | None, project: str | None, project_part
                 else f"`memgit log --project {branch[len(PREFIX):]}`")
         sections.append((sanitize(f"## Project {' '.join(str(project).split())} (branch `{branch}`)"),
                          project_part["summary"], sanitize(hint), 3))
-    if main_part and main_part["summary"]:
+    if main_part and "\n- " in "\n" + main_part["summary"]:  # a summary with nothing in it is not worth a heading
         sections.append(("## Across all projects", main_part["summary"], f"`memgit show {MAIN}:{SUMMARY_FILE}`", 2))
     pinned = [(note, "this project") for note in (project_part or {}).get("pinned", ())]
     pinned += [(note, "all projects") for note in (main_part or {}).get("pinned", ())]

@@ -31,7 +31,8 @@ LearningType.__doc__ = "One kind of learning and where it shows: in a note, MEMO
 
 # The rows stand in the order a note lists its learnings (and the LLM extractor's schema names them).
 # Commands have no summary section of their own: the summary shows one per purpose under
-# "How to build and test" (memgit.consolidate.heuristic.briefing.purposes).
+# "How to build and test" (memgit.consolidate.heuristic.briefing.purposes). Which learnings of a
+# section reach the summary at all is memgit.consolidate.heuristic.selection's call.
 TYPES = {t.name: t for t in (
     LearningType("preference", rank=0, topic="Preferences", topic_order=2, section="Preferences and conventions",
                  summary_cap=8, note_cap=6, transfers=True, choice=True),
@@ -40,11 +41,11 @@ TYPES = {t.name: t for t in (
     LearningType("command", rank=3, topic="Build and test", topic_order=0, section="",
                  summary_cap=0, note_cap=4, transfers=False, choice=False),
     LearningType("gotcha", rank=2, topic="Gotchas", topic_order=3, section="Gotchas",
-                 summary_cap=8, note_cap=5, transfers=True, choice=False),
-    LearningType("decision", rank=4, topic="Decisions", topic_order=4, section="Decisions",
-                 summary_cap=5, note_cap=5, transfers=False, choice=True),
+                 summary_cap=6, note_cap=5, transfers=True, choice=False),
+    LearningType("decision", rank=4, topic="Decisions", topic_order=4, section="Decisions in force",
+                 summary_cap=4, note_cap=5, transfers=False, choice=True),
     LearningType("fact", rank=5, topic="Facts", topic_order=5, section="Facts",
-                 summary_cap=6, note_cap=6, transfers=False, choice=False),
+                 summary_cap=3, note_cap=6, transfers=False, choice=False),
 )}
 LEARNING_TYPES = tuple(TYPES)  # the names, in a note's order
 TYPE_RANK = {t.name: t.rank for t in TYPES.values()}

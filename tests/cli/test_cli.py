@@ -84,6 +84,11 @@ def test_demo_runs_the_whole_pipeline(memgit_cli, tmp_path):
     assert result.exit_code == 0, result.stderr
     assert "## Learnings" in result.stdout and "extract(pinion)" in result.stdout
     git(tmp_path / "demo" / "memory", "fsck", "--strict")
+    # lantern's session built with npm, then the person said "use pnpm instead of npm in this repo from now
+    # on": the later rule holds, and the summary never shows both (issue 17)
+    summary = git(tmp_path / "demo" / "memory", "show", "projects/lantern:memory_summary.md")
+    assert "Use pnpm instead of npm in this repo from now on." in summary
+    assert "npm run build" not in summary and "npm install" not in summary
 
 
 def test_help_does_not_import_litellm_or_dulwich():

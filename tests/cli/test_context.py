@@ -101,6 +101,10 @@ def part(summary: str, pinned: list[str] = (), source: str = briefing.SUMMARY_FI
 def test_nothing_to_tell_is_an_empty_string():
     assert briefing.assemble(repo="/m", branch=None, project=None, project_part=None, main_part=part(""),
                             pending=3, search=True) == ""
+    # a global summary that holds nothing yet is not worth a heading in every session
+    empty = part("Nothing that holds across projects yet (3 projects in memory).")
+    assert briefing.assemble(repo="/m", branch=None, project=None, project_part=None, main_part=empty,
+                             pending=0, search=True) == ""
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -109,7 +113,7 @@ def test_any_memory_fits_the_budget_and_keeps_every_section(seed):
     text = lambda: "\n".join("w" * rng.randint(0, 200) for _ in range(rng.randint(1, 150)))  # noqa: E731
     out = briefing.assemble(repo="/m", branch="projects/p", project="p",
                            project_part=part("P-START\n" + text(), ["PIN-A\n" + text()]),
-                           main_part=part("G-START\n" + text(), ["PIN-B\n" + text()] * rng.randint(0, 3)),
+                           main_part=part("- G-START\n" + text(), ["PIN-B\n" + text()] * rng.randint(0, 3)),
                            pending=rng.randint(0, 40), search=rng.random() < 0.5)
     assert len(out) <= briefing.BUDGET < briefing.MAX_CHARS
     assert out.startswith("<memgit-context") and out.endswith("</memgit-context>")

@@ -88,7 +88,7 @@ def test_consolidate_commits_memory_summary_and_a_skill_with_its_trailers(claude
     assert meta["name"] == "pinion-run-tests" and "`uv run pytest -x tests/`" in meta["description"]
     assert len(links_exist(memory_path, branch, skill, "skills/pinion-run-tests")) == 3
     summary = git(memory_path, "show", f"{branch}:memory_summary.md")
-    assert tokens.count(summary) <= 2500 and "Tests run with `uv run pytest -x tests/`." in summary
+    assert tokens.count(summary) <= 2500 and "Test: `uv run pytest -x tests/`" in summary
     assert head_subject(memory_path, "projects/lantern").startswith("consolidate(lantern): 1 notes")
     assert head_subject(memory_path, "main").startswith("consolidate(main): ")
     fsck(memory_path)

@@ -98,13 +98,14 @@ def _project_memory(label: str, n_notes: int, view: View, found, pinned) -> str:
 
 def _global_memory(projects: Mapping[str, tuple[str, int]], shared: Sequence[Cluster], pinned) -> str:
     n_notes = sum(n for _, n in projects.values())
+    general = sum(1 for c in shared if len(c.sources) < scope.MIN_PROJECTS)
     head = [
         "# Memory across projects",
         "",
-        f"{briefing.plural(len(shared), 'learning')} that hold{'s' if len(shared) == 1 else ''} in every project — preferences stated in general "
-        f"terms, and what {scope.MIN_PROJECTS} or more projects share — from "
-        f"{briefing.plural(n_notes, 'session note')} in {briefing.plural(sum(1 for _, n in projects.values() if n), 'project')}. "
-        f"{memory_md.TIER_LEGEND}",
+        f"{briefing.plural(general, 'preference')} the user stated in general terms, and "
+        f"{briefing.plural(len(shared) - general, 'learning')} that {scope.MIN_PROJECTS} or more projects share — "
+        f"from {briefing.plural(n_notes, 'session note')} in "
+        f"{briefing.plural(sum(1 for _, n in projects.values() if n), 'project')}. {memory_md.TIER_LEGEND}",
         "Never a command, a path or a fact of one project: those stay on the project's branch. Each names its "
         "notes (`memgit show <branch>:<path>`); memgit rewrites this file on every consolidation.",
     ]

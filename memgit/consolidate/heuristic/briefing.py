@@ -1,43 +1,50 @@
 """memory_summary.md: the briefing a new session gets, within the token budget.
 
-What a senior engineer would hand a newcomer, in this order: how to build, test and run the
-project (one line per purpose: the most recent form that worked on the whole project, without a
-display pipe when one ran without), the person's pinned notes,
-then the learnings that hold — preferences and conventions, gotchas, decisions, facts — strongest
-and most recent first, each a complete sentence; the latest sessions; where to look deeper.
-A learning a later one contradicted is never in it (MEMORY.md lists it as superseded).
+What a senior engineer hands a newcomer on day one, in this order: what the project is (the first
+paragraph of PROJECT.md's body), how to build, test, lint and run it (one line per purpose and
+directory: the most recent form that worked on the whole project, display pipes and redirects set
+aside), the person's pinned notes, their standing rules and the project's conventions, gotchas that
+would bite again, decisions still in force, the latest work one line each, and where to look deeper.
+Which learnings earn a line is memgit.consolidate.heuristic.selection's call; a learning a later one
+contradicted is never in it (MEMORY.md lists it as superseded), nor a command a later rule replaced.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 
 from memgit.extract.heuristic.commands import displayed, partial
 from memgit.extract.heuristic.filters import problem
+from memgit.extract.heuristic.shell import program
 from memgit.core.scopes import Project
 from memgit.consolidate._budget import Document, Line
 from memgit.consolidate.heuristic import skills as skills_mod
 from memgit.consolidate.heuristic.graph import Cluster, code_spans, tier
 from memgit.consolidate.heuristic.memory import NoteInfo
 from memgit.consolidate.heuristic.memory_md import link_label
-from memgit.consolidate.heuristic.scope import CORRECTION, GLOBAL_TYPES, MIN_PROJECTS
+from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, MIN_PROJECTS
+from memgit.consolidate.heuristic.selection import briefed
 from memgit.core.vocab import MAIN, PREFIX, TYPES
 
 # The types with a section of their own (in the order of the injected context) and the section;
 # how many of each type the summary holds at most: no type fills it.
 _SECTION = {name: t.section for name, t in sorted(TYPES.items(), key=lambda nt: nt[1].rank) if t.section}
 CAPS = {name: t.summary_cap for name, t in TYPES.items()}
-# A correction seen once was about one task: the most recent few tell a newcomer how the person
-# reacts; the rest stay in MEMORY.md.
-MAX_ONE_OFF_CORRECTIONS = 2
+PROJECT_CHARS = 4_400  # a project's summary: the session-start context holds it, main's and the frame in 6,000
+GLOBAL_CHARS = 1_100
 MAX_PINNED_CHARS = 800  # of one pinned note in the summary; MEMORY.md links the whole note
 MIN_PINNED_CHARS = 160
-RECENT_SESSIONS = 5
-PURPOSES = ("test", "build", "lint", "typecheck", "format", "run", "ci", "install")
+MAX_ABOUT = 320
+RECENT_SESSIONS = 4
+PER_PURPOSE = 2  # programs shown for one purpose (a Go build and the frontend's npm build)
+PURPOSES = ("build", "test", "lint", "typecheck", "format", "run", "ci", "install")
+_PURPOSE_LABEL = {"build": "Build", "test": "Test", "lint": "Lint", "typecheck": "Type-check", "format": "Format",
+                  "run": "Run", "ci": "CI locally", "install": "Set up", "other": "Also"}
 PROJECT_SECTIONS = ("How to build and test", "Pinned notes", *dict.fromkeys(_SECTION.values()),
-                    "Recent sessions", "Where to look deeper")
-GLOBAL_SECTIONS = ("Pinned notes", "Preferences", "Across projects", "Projects", "Where to look deeper")
+                    "Latest work", "Where to look deeper")
+GLOBAL_SECTIONS = ("Pinned notes", "Preferences", "Across projects", "Where to look deeper")
 
 
 def plural(n: int, word: str) -> str:
@@ -74,40 +81,101 @@ def one_line(text: str, limit: int) -> str:
 
 
 def pinned_lines(pinned: Sequence[tuple[str, str]], doc: Document) -> list[str]:
-    """Offer every pinned note (full, then shorter); return the paths that did not fit."""
-    left = []
+    """Offer every pinned note (full, then shorter) within half the document; return the paths that did
+    not fit (the other half is for the rest of the briefing)."""
+    left, used = [], 0
     share = max(MIN_PINNED_CHARS, doc.max_chars // 2 // max(1, len(pinned)))
     for i, (path, text) in enumerate(sorted(pinned)):
         for limit in (min(MAX_PINNED_CHARS, share), MIN_PINNED_CHARS):
-            if doc.offer(Line("Pinned notes", f"- **{path}**: {one_line(text, limit)}", (i,))):
+            line = f"- **{path}**: {one_line(text, limit)}"
+            if used + len(line) <= doc.max_chars // 2 and doc.offer(Line("Pinned notes", line, (i,))):
+                used += len(line) + 1
                 break
         else:
             left.append(path)
     return left
 
 
-def purposes(clusters: Sequence[Cluster]) -> list[tuple[tuple[str, ...], Cluster]]:
-    """One [command] per purpose (test, lint, …): the most recent form that worked on the whole
-    project (a run of one file or test only when nothing else is known), without a display pipe
-    when one ran without. A chain is kept only for a purpose no single command covers."""
-    latest: dict[tuple[str, ...], Cluster] = {}
+def more_pinned(doc: Document, paths: Sequence[str], branch: str) -> None:
+    """Name the pinned notes that did not fit, or say how many there are and where."""
+    if not doc.offer(Line("Where to look deeper", "- More pinned notes: " + ", ".join(paths), (2,))):
+        doc.offer(Line("Where to look deeper", f"- {plural(len(paths), 'more pinned note')}: "
+                                               f"`memgit show {branch}:notes/`", (2,)))
+
+
+# ---- how to build, test and run ------------------------------------------------------------------
+
+_CD = re.compile(r"^\s*cd\s+(?P<dir>[^\s;&|]+)\s*&&\s*")
+
+
+def purposes(clusters: Sequence[Cluster], replaced: Collection[str] = ()) -> list[tuple[tuple[str, ...], Cluster]]:
+    """The [command]s worth a line, by purpose (build, test, …): for each purpose, directory and
+    program, the most recent form that worked on the whole project (a run of one file or test only
+    when nothing else is known); at most PER_PURPOSE programs a purpose, the latest first (`go build`
+    and `npm run build` in one project). A chain is kept only for a purpose no single command covers.
+    A command whose program a later rule replaced (`replaced`: "npm" after "use pnpm instead of npm")
+    is left out."""
+    latest: dict[tuple[tuple[str, ...], str, str], Cluster] = {}
     for c in clusters:
         if c.type != "command" or c.superseded_by is not None:
             continue
+        form = _form(c)
+        spans = code_spans(form)
+        if replaced and any(program(_CD.sub("", span)) in replaced for span in spans):
+            continue
         kinds = skills_mod.categories(c) or ("other",)
-        held = latest.get(kinds)
+        key = (kinds, _directory(form), _tool(spans[0]) if spans else "")
+        held = latest.get(key)
         if held is None or _preferred(c) > _preferred(held):
-            latest[kinds] = c
-    single = {kinds[0] for kinds in latest if len(kinds) == 1}
-    kept = [(kinds, c) for kinds, c in latest.items() if len(kinds) == 1 or not set(kinds) <= single]
+            latest[key] = c
+    single = {kinds[0] for kinds, _, _ in latest if len(kinds) == 1}
+    chosen: dict[tuple[tuple[str, ...], str], list[Cluster]] = {}
+    for (kinds, where, _), c in sorted(latest.items(), key=lambda kv: _preferred(kv[1]), reverse=True):
+        if len(kinds) > 1 and set(kinds) <= single:
+            continue
+        group = chosen.setdefault((kinds, where), [])
+        if len(group) < PER_PURPOSE and (not group or _clean(_form(c))[0]):
+            group.append(c)
     order = [*PURPOSES, "other"]
-    return sorted(kept, key=lambda kc: (len(kc[0]) > 1, [order.index(k) if k in order else len(order) for k in kc[0]]))
+    return sorted(((kinds, c) for (kinds, _), group in chosen.items() for c in group),
+                  key=lambda kc: (len(kc[0]) > 1, [order.index(k) if k in order else len(order) for k in kc[0]],
+                                  _directory(_form(kc[1]))))
+
+
+_WRAPPERS = frozenset("uv run poetry pipenv pdm hatch npx pnpx bunx exec python python3 -m bundle rye".split())
+
+
+def _tool(span: str) -> str:
+    """The tool a command runs, past its runner (`uv run pytest -x` -> pytest; `npm run build` -> npm)."""
+    words = _display(_CD.sub("", span)).split()
+    return next((w for w in words if w not in _WRAPPERS and not w.startswith("-")), words[0] if words else "")
+
+
+_DISPLAY_TAIL = re.compile(r"\s*\|\s*(?:head|tail|grep|egrep|rg|less|more|tee|cat|sort|uniq|wc|cut|column|jq)\b[^|]*$")
+_REDIRECT = re.compile(r"\s*(?:\d?>&\d|&>\s*\S+|\d?>>?\s*/dev/null)")
+_ECHO = re.compile(r"\s*&&\s*echo\s+(?:\"[^\"]*\"|'[^']*'|\S+)")
+
+
+def _display(span: str) -> str:
+    """A command as a newcomer would type it: display pipes (`| tail -20`), redirects and progress
+    echoes set aside, its arguments and flags kept."""
+    text = _ECHO.sub("", span)
+    while (cut := _DISPLAY_TAIL.sub("", _REDIRECT.sub("", text))) != text:
+        text = cut
+    return " ".join(text.split())
+
+
+def _directory(text: str) -> str:
+    """The sub-directory a command runs in (`cd web/frontend && npm run build`), "" for the root."""
+    spans = code_spans(text)
+    found = _CD.match(spans[0]) if spans else None
+    return found.group("dir").strip("./") if found and not found.group("dir").startswith(("/", "~")) else ""
 
 
 def _clean(text: str) -> tuple[bool, bool]:
     """(on the whole project, without a display pipe) for a [command]'s text."""
     spans = code_spans(text)
-    return (not any(partial(s) for s in spans), not any(displayed(s) for s in spans))
+    return (not any(partial(_CD.sub("", s)) for s in spans), not any(displayed(s) for s in spans))
 
 
 def _preferred(c: Cluster) -> tuple:
@@ -121,19 +189,73 @@ def _form(c: Cluster) -> str:
     return best.text
 
 
+_PHRASED = re.compile(r"^[A-Z][\w ,-]{2,40} with `[^`]+`\.?$")  # "Tests run with `go test ./...`."
+
+
+def command_line(kinds: tuple[str, ...], c: Cluster) -> str:
+    """"- Test: `go test ./...`": the purpose, then the command as a newcomer would type it (display
+    pipes, redirects and noise flags set aside; the sub-directory it runs in kept)."""
+    form = _form(c)
+    spans = code_spans(form)
+    if not spans or not _PHRASED.match(form):  # the agent's advice ("Run cc-backend with `-loglevel debug`."): as said
+        return f"- {form}"
+    shown = []
+    for span in spans:
+        cd = _CD.match(span)
+        text = _display(_CD.sub("", span))
+        shown.append(f"`{cd.group(0).strip() + ' ' if cd and _directory(form) else ''}{text}`")
+    label = " and ".join(_PURPOSE_LABEL.get(k, k) for k in dict.fromkeys(kinds)).capitalize()
+    if _directory(form):
+        label += f" ({_directory(form)})"
+    return f"- {label}: {', '.join(shown)}"
+
+
+# ---- what a later rule replaced ----------------------------------------------------------------
+
+_INSTEAD = re.compile(r"\b(?:use|prefer|switch to|go with|stick (?:to|with))\s+`?(?P<new>[\w.-]+)`?\s+(?:instead of|rather than|"
+                      r"over|not)\s+`?(?P<old>[\w.-]+)`?|\binstead of\s+`?(?P<old2>[\w.-]+)`?,?\s+use\s+`?(?P<new2>[\w.-]+)",
+                      re.I)
+
+
+def replaced_programs(clusters: Sequence[Cluster]) -> set[str]:
+    """Programs a holding rule replaced ("Use pnpm instead of npm" -> {"npm"}) after their last use:
+    the later holds, and the briefing never shows both."""
+    last_use: dict[str, str] = {}
+    for c in clusters:
+        if c.type == "command":
+            for o in c.occurrences:
+                for span in code_spans(o.text):
+                    name = program(_CD.sub("", span))
+                    last_use[name] = max(last_use.get(name, ""), o.when)
+    out = set()
+    for c in clusters:
+        if c.type not in ("preference", "convention") or c.superseded_by is not None:
+            continue
+        match = _INSTEAD.search(c.text)
+        if match is None:
+            continue
+        old = (match.group("old") or match.group("old2") or "").lower()
+        if old and old in last_use and last_use[old] <= c.recency:
+            out.add(old)
+    return out
+
+
+def _runs(c: Cluster, programs: Collection[str]) -> bool:
+    """The learning quotes a command of one of these programs (a gotcha about `npm run build`)."""
+    return bool(programs) and any(program(_CD.sub("", span)) in programs for span in code_spans(c.text))
+
+
+# ---- the learnings that earn a line ----------------------------------------------------------------
+
+
 def _capped(clusters: Sequence[Cluster], types: Collection[str]) -> list[Cluster]:
-    """Strongest first, at most CAPS[type] of each type; at equal support a rule the person stated
-    comes before their correction of one task, and of those only the latest few."""
+    """Those that earn a line (selection.briefed), most supported first (stable: the most recent
+    first within), at most CAPS[type] of each type."""
     taken: Counter[str] = Counter()
     out = []
-    ordered = sorted(clusters, key=lambda c: (-c.support, c.text.startswith(CORRECTION)))  # stable: recency stays
-    for c in ordered:
-        if c.type not in types or c.superseded_by is not None or taken[c.type] >= CAPS[c.type]:
+    for c in sorted(clusters, key=lambda c: -c.support):
+        if c.type not in types or taken[c.type] >= CAPS[c.type] or not briefed(c):
             continue
-        if c.text.startswith(CORRECTION) and c.support < 2:
-            if taken[CORRECTION] >= MAX_ONE_OFF_CORRECTIONS:
-                continue
-            taken[CORRECTION] += 1
         taken[c.type] += 1
         out.append(c)
     return out
@@ -143,40 +265,98 @@ def _type_order(kind: str) -> int:
     return TYPES[kind].topic_order  # as MEMORY.md orders its topics
 
 
+_IMPERATIVE = re.compile(r"^(?P<verb>[A-Za-z]+)\b(?P<rest>.*)$", re.S)
+_PAST = {"add": "Added", "fix": "Fixed", "update": "Updated", "implement": "Implemented", "make": "Made",
+         "create": "Created", "remove": "Removed", "delete": "Deleted", "refactor": "Refactored", "rename": "Renamed",
+         "move": "Moved", "write": "Wrote", "run": "Ran", "investigate": "Investigated", "analyse": "Analysed",
+         "analyze": "Analyzed", "debug": "Debugged", "review": "Reviewed", "check": "Checked", "improve": "Improved",
+         "optimize": "Optimized", "optimise": "Optimised", "consolidate": "Consolidated", "extend": "Extended",
+         "replace": "Replaced", "adopt": "Adopted", "apply": "Applied", "plan": "Planned", "do": "Did",
+         "build": "Built", "test": "Tested", "set": "Set", "change": "Changed", "convert": "Converted",
+         "migrate": "Migrated", "merge": "Merged", "split": "Split", "document": "Documented", "explain": "Explained",
+         "summarize": "Summarized", "summarise": "Summarised", "compare": "Compared", "introduce": "Introduced",
+         "enable": "Enabled", "disable": "Disabled", "upgrade": "Upgraded", "bump": "Bumped", "release": "Released",
+         "prepare": "Prepared", "draft": "Drafted", "generate": "Generated", "clean": "Cleaned", "simplify": "Simplified",
+         "restructure": "Restructured", "port": "Ported", "integrate": "Integrated", "repeat": "Repeated",
+         "trace": "Traced", "profile": "Profiled", "commit": "Committed", "push": "Pushed", "revert": "Reverted",
+         "install": "Installed", "configure": "Configured", "support": "Supported", "handle": "Handled",
+         "resolve": "Resolved", "parallelize": "Parallelized", "inline": "Inlined", "derive": "Derived",
+         "trim": "Trimmed", "allow": "Allowed", "show": "Showed", "use": "Used", "get": "Got", "find": "Found",
+         "explore": "Explored", "look": "Looked", "research": "Researched", "audit": "Audited", "measure": "Measured"}
+_AND_VERB = re.compile(r"(\s(?:and|then|,)\s+)(" + "|".join(_PAST) + r")\b", re.I)
+_CLAUSE = re.compile(r"[,;:(]|\s[-–—]\s|\s(?:and then|then|so that|but)\s|[.?!](?:\s|$)")
+_ASKED = re.compile(r"^(?:(?:(?:can|could|would|will) you|please|pls|let'?s|i want you to|i(?:'d| would) like you to|"
+                    r"help me|i need you to)\s+)+", re.I)
+_QUESTION = re.compile(r"^(?:how|what|when|where|which|who|why|is|are|does|do|did|can|could|should)\b", re.I)
+
+
+def work_line(title: str, limit: int = 90) -> str:
+    """A session's title as a line of the work done: its first clause, a request put in the past tense
+    ("Add a Make target to format …" -> "Added a Make target to format …"), so that the briefing
+    reports what was worked on rather than repeating what one prompt asked for."""
+    text = _ASKED.sub("", " ".join(title.split())).strip()
+    clause = _CLAUSE.search(text, 12)
+    text = text[: clause.start()] if clause else text
+    match = _IMPERATIVE.match(text)
+    if match and (past := _PAST.get(match.group("verb").lower())):
+        text = past + _AND_VERB.sub(lambda m: f"{m.group(1)}{_PAST[m.group(2).lower()].lower()}", match.group("rest"))
+    elif _QUESTION.match(text):
+        text = "Looked into: " + text[0].lower() + text[1:]
+    elif text[:1].islower():
+        text = text[0].upper() + text[1:]
+    return _clip(text.rstrip(" .:"), limit)
+
+
+def about(project: Project | None) -> str:
+    """What the project is: the first paragraph of PROJECT.md's body (a person's words, or what memgit
+    found in the checkout's README or the sessions), one or two sentences."""
+    if project is None or not project.body.strip():
+        return ""
+    for paragraph in re.split(r"\n\s*\n", project.body.strip()):
+        text = " ".join(line.strip() for line in paragraph.splitlines() if not line.lstrip().startswith(("#", "<!--")))
+        if text:
+            return _clip(text, MAX_ABOUT)
+    return ""
+
+
 def project_summary(label: str, scope: str, project: Project | None, notes: Sequence[tuple[str, NoteInfo]],
                     clusters: Sequence[Cluster], found: Sequence[skills_mod.Skill],
                     pinned: Sequence[tuple[str, str]], budget: int) -> str:
-    doc = Document(PROJECT_SECTIONS, budget)
+    doc = Document(PROJECT_SECTIONS, budget, max_chars=PROJECT_CHARS)
     dates = sorted(info.when[:10] for _, info in notes if info.when)
     span = f", {dates[0]} to {dates[-1]}" if dates else ""
     branch = project.branch if project else f"{PREFIX}{scope}"
     holding = [c for c in clusters if c.superseded_by is None]
     doc.offer(Line("", f"# {label}: what memory holds", (0,)))
+    if line := about(project):
+        doc.offer(Line("", line, (1,)))
     not_fitting = pinned_lines(pinned, doc)  # the person's own words come first
-    doc.offer(Line("Where to look deeper", f"- All learnings by topic, each linked to its sessions, and what was "
+    doc.offer(Line("Where to look deeper", f"- Every learning by topic, with its sessions, and what was "
                                            f"superseded: `memgit show {branch}:MEMORY.md`", (0,)))
-    doc.offer(Line("Where to look deeper", "- A session's full note: `memgit show <id>` (the ids below)", (1,)))
+    doc.offer(Line("Where to look deeper", "- A session's full note: `memgit show <id>` (the ids above); what this "
+                                           "summary leaves out: `memgit search <words>`", (1,)))
     if not_fitting:
-        doc.offer(Line("Where to look deeper", "- More pinned notes: " + ", ".join(not_fitting), (2,)))
-    doc.offer(Line("", f"{plural(len(notes), 'session')}{span}; {plural(len(holding), 'learning')} "
-                       f"(branch {branch} of the memory repository).", (1,)))
-    for i, (_, c) in enumerate(purposes(clusters)):
-        doc.offer(Line("How to build and test", f"- {_form(c)}", (i,)))
-    for i, c in enumerate(_capped(holding, _SECTION)):
+        more_pinned(doc, not_fitting, branch)
+    doc.offer(Line("", f"{plural(len(notes), 'session')}{span} (branch {branch} of the memory repository).", (2,)))
+    replaced = replaced_programs(holding)
+    for i, (kinds, c) in enumerate(purposes(clusters, replaced)):
+        doc.offer(Line("How to build and test", command_line(kinds, c), (i,)))
+    current = [c for c in holding if c.type in ("preference", "convention") or not _runs(c, replaced)]
+    for i, c in enumerate(_capped(current, _SECTION)):
         if line := sentence(c):
             doc.offer(Line(_SECTION[c.type], line, (i,)))
+    recent = sorted(notes, key=lambda pn: (pn[1].when, pn[0]), reverse=True)[:RECENT_SESSIONS]
+    for i, (_, info) in enumerate(recent):
+        doc.offer(Line("Latest work", f"- {link_label(info.when, info.session)}: {work_line(info.title)}", (i,)))
     for i, s in enumerate(found):
         doc.offer(Line("Where to look deeper", f"- Skill `{s.name}` ({s.title.lower()}): "
                                                f"`memgit show {branch}:skills/{s.name}/SKILL.md`", (3, i)))
-    recent = sorted(notes, key=lambda pn: (pn[1].when, pn[0]), reverse=True)[:RECENT_SESSIONS]
-    for i, (_, info) in enumerate(recent):
-        doc.offer(Line("Recent sessions", f"- {link_label(info.when, info.session)}: {_clip(info.title, 90)}", (i,)))
     return doc.text()
 
 
 def _clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
 
 
 # ---- across projects (main) ----------------------------------------------------------------------
@@ -187,44 +367,48 @@ def project_label(branch: str) -> str:
     return "(no project)" if branch == MAIN else branch.removeprefix(PREFIX)
 
 
-def _profile_line(summary: str) -> str:
-    """The first build/test line of a project's summary."""
-    section = False
-    for line in summary.splitlines():
-        if line.startswith("## "):
-            section = line[3:].strip() in ("How to build and test", "Profile")
-        elif section and line.startswith("- ") and not line.startswith("- Repository:"):
-            return line[2:].strip()
-    return ""
-
-
 def global_summary(projects: Mapping[str, tuple[str, int]], shared: Sequence[Cluster],
                    pinned: Sequence[tuple[str, str]], budget: int) -> str:
-    """`projects`: branch -> (its summary, its number of notes); `shared`: the clusters that transfer."""
-    doc = Document(GLOBAL_SECTIONS, budget)
+    """`projects`: branch -> (its summary, its number of notes); `shared`: the clusters that transfer.
+
+    It says what it holds, truthfully: the person's preferences stated in general terms, and what two
+    or more projects share. The projects themselves are listed in main's MEMORY.md, not here: a
+    session in one project does not need the others' commands.
+    """
+    doc = Document(GLOBAL_SECTIONS, budget, max_chars=GLOBAL_CHARS)
     doc.offer(Line("", "# Across projects: what memory holds", (0,)))
     not_fitting = pinned_lines(pinned, doc)
-    doc.offer(Line("Where to look deeper", "- What transfers, with its notes: `memgit show main:MEMORY.md`", (0,)))
-    doc.offer(Line("Where to look deeper", "- One project's memory: `memgit show projects/<slug>:memory_summary.md` "
-                                           "(or `:MEMORY.md`)", (1,)))
     if not_fitting:
-        doc.offer(Line("Where to look deeper", "- More pinned notes: " + ", ".join(not_fitting), (2,)))
+        more_pinned(doc, not_fitting, MAIN)
     scopes = sum(1 for _, n in projects.values() if n)
-    doc.offer(Line("", f"{plural(len(shared), 'learning')} that hold{'s' if len(shared) == 1 else ''} in every project, from "
-                       f"{plural(scopes, 'project')} (branch main of the memory repository).", (1,)))
-    for i, c in enumerate(_capped(shared, GLOBAL_TYPES)):
-        if problem(c.text):
-            continue
+    shown = [c for c in _capped_global(shared) if not problem(c.text)]
+    general = sum(1 for c in shown if len(c.sources) < MIN_PROJECTS)
+    what = []
+    if general:
+        what.append(f"{plural(general, 'preference')} the user stated in general terms")
+    if len(shown) - general:
+        what.append(f"{plural(len(shown) - general, 'learning')} that {MIN_PROJECTS} or more projects share")
+    doc.offer(Line("", (" and ".join(what) or "Nothing that holds across projects yet")
+                   + f" ({plural(scopes, 'project')} in memory).", (1,)))
+    if shown:
+        doc.offer(Line("Where to look deeper", "- Each with its notes, and every project: `memgit show main:MEMORY.md`",
+                       (0,)))
+    for i, c in enumerate(shown):
         where = (f" (seen in {', '.join(project_label(s) for s in c.sources)})" if len(c.sources) >= MIN_PROJECTS else "")
-        section = "Preferences" if c.type == "preference" and len(c.sources) < MIN_PROJECTS else "Across projects"
+        section = "Preferences" if len(c.sources) < MIN_PROJECTS else "Across projects"
         doc.offer(Line(section, f"- {c.text}{where}", (_type_order(c.type), i)))
-    active = sorted((b for b in projects if projects[b][1]), key=lambda b: (-projects[b][1], b))
-    for i, branch in enumerate(active):
-        summary, count = projects[branch]
-        profile = _profile_line(summary)
-        doc.offer(Line("Projects", f"- {project_label(branch)}: {plural(count, 'session')}"
-                                   + (f"; {_clip(profile, 120)}" if profile else ""), (i,)))
     return doc.text()
+
+
+def _capped_global(shared: Sequence[Cluster]) -> list[Cluster]:
+    taken: Counter[str] = Counter()
+    out = []
+    for c in shared:
+        if c.type not in GLOBAL_TYPES or taken[c.type] >= CAPS[c.type]:
+            continue
+        taken[c.type] += 1
+        out.append(c)
+    return out
 
 
 def global_bullet(c: Cluster) -> str:

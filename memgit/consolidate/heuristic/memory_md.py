@@ -25,10 +25,17 @@ MAX_SUPERSEDED = 60
 SPLIT_AT = 12
 MAX_SPLITS = 6
 TIER_LEGEND = "Tiers: emerging = 2 sessions, strong = 3-4, critical = 5 or more."
-# Words every gotcha or command sentence has: they name no topic.
+# Words every gotcha or command sentence has, and words that name no subject ("sure", "before"):
+# a topic heading is a thing the bullets are about.
 _GENERIC = frozenset(
-    "fail fixed fixing editing edit error run use used using with file test tests command work "
-    "need needs make way new add added instead always problem user corrected agent".split()
+    "fail fails failed fixed fixing editing edit error errors run runs running use used using with file files "
+    "test tests command commands work works need needs make makes way new add added instead always never problem "
+    "user users corrected agent sure before after other cause caused causes when then than into from that this "
+    "these those which while what where there their they them about also only just like want wants should would "
+    "could must does doesn done going being been have having here more most much many some same each every "
+    "first last next still even because since until without within between through over under again once "
+    "issue issues case cases thing things part parts change changes changed call calls called data value values "
+    "prefers prefer default current currently instead rather".split()
 )
 
 
@@ -68,7 +75,7 @@ def split_topics(clusters: Sequence[Cluster]) -> list[tuple[str, list[Cluster]]]
     """
     if len(clusters) <= SPLIT_AT:
         return [("", list(clusters))]
-    words = {id(c): content_words(c.text) - _GENERIC for c in clusters}
+    words = {id(c): {w for w in content_words(c.text) - _GENERIC if len(w) >= 4 and w.isalpha()} for c in clusters}
     left, topics = list(clusters), []
     while left and len(topics) < MAX_SPLITS:
         counts = Counter(w for c in left for w in words[id(c)])
@@ -86,6 +93,18 @@ def split_topics(clusters: Sequence[Cluster]) -> list[tuple[str, list[Cluster]]]
     return sorted(topics, key=lambda t: position[id(t[1][0])])
 
 
+def _by_purpose(clusters: Sequence[Cluster]) -> list[tuple[str, list[Cluster]]]:
+    """Commands by what they do (build, test, lint…), the purpose of the strongest first."""
+    from memgit.consolidate.heuristic.skills import categories
+
+    if len(clusters) <= SPLIT_AT:
+        return [("", list(clusters))]
+    groups: dict[str, list[Cluster]] = {}
+    for c in clusters:
+        groups.setdefault(" and ".join(dict.fromkeys(categories(c))) or "other", []).append(c)
+    return list(groups.items())
+
+
 def sections(clusters: Sequence[Cluster], types: Sequence[tuple[str, str]] = TOPICS,
              render: Callable[[Cluster], str] = bullet, left_out: dict[str, int] | None = None) -> list[str]:
     """The `## Topic` sections of the clusters that hold (strongest first within each), then the
@@ -99,7 +118,8 @@ def sections(clusters: Sequence[Cluster], types: Sequence[tuple[str, str]] = TOP
         older = len(singles) - MAX_SINGLES if len(singles) > MAX_SINGLES else 0
         older += (left_out or {}).get(kind, 0)
         kept = shared + singles[:MAX_SINGLES]
-        for word, members in split_topics(kept) if kept else ():
+        split = _by_purpose if kind == "command" else split_topics
+        for word, members in split(kept) if kept else ():
             heading = f"## {title}: {word}" if word else f"## {title}"
             out.append(heading + "\n\n" + "\n".join(render(c) for c in members))
         if older:

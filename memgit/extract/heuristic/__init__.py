@@ -4,6 +4,8 @@ The whole path, in order:
 
     session.read     one pass over the transcript: exchanges (what the person said, what the agent
                      answered and ran), accepted plans, build/test runs, edits, compaction summaries
+    revisions.prune  the session as it ended: options not taken, what the person corrected or undid
+                     and what the agent retracted are gone before any learner reads it
     learners         one pure function per kind of learning, each proposing scored candidates:
                      preferences (rules and corrections the person stated), commands (as they ran
                      and passed), gotchas (error, cause, fix), decisions (a choice with its reason),
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from memgit.core.model import Extraction, Note, Transcript
 from memgit.extract import HEURISTIC
-from memgit.extract.heuristic import commands, decisions, facts, gotchas, preferences, rank, session, summary
+from memgit.extract.heuristic import commands, decisions, facts, gotchas, preferences, rank, revisions, session, summary
 from memgit.extract.heuristic.keywords import keywords
 from memgit.extract.heuristic.session import Session, is_edit
 from memgit.extract.heuristic.shell import program
@@ -42,7 +44,7 @@ def extract(transcript: Transcript, *, project: str) -> Extraction:
     Returns:
         `Extraction(note=Note(...))`, or `Extraction(note=None, reason=...)` for a skip.
     """
-    s = session.read(transcript)
+    s = revisions.prune(session.read(transcript))  # the final state: options not taken, corrections, undos gone
     candidates = [c for learn in LEARNERS for c in learn(s)]
     learnings = rank.rank(candidates, cwd=s.cwd, budget=rank.budget_for(len(s.requests), len(s.compactions)))
     if reason := _skip_reason(s, bool(learnings)):

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 
 from memgit.extract.heuristic.candidate import Candidate
-from memgit.extract.heuristic.filters import is_ephemeral
+from memgit.extract.heuristic.filters import is_ephemeral, problem, scrub
 from memgit.extract.heuristic.session import Run, Session
-from memgit.extract.heuristic.shell import CATEGORIES
+from memgit.extract.heuristic.shell import CATEGORIES, parse
+from memgit.extract.heuristic.text import units
 
 MAX_CHARS = 160
 _VERBS = {"test": "test", "lint": "lint", "format": "format", "typecheck": "type-check", "build": "build",
@@ -56,12 +57,32 @@ def displayed(command: str) -> bool:
     return _DISPLAY.search(command) is not None
 
 
-def phrase(run: Run) -> str:
+_CD = re.compile(r"^\s*(?:cd|pushd)\s+(?P<q>[\"']?)(?P<dir>[^\s;&|\"']+)(?P=q)\s*&&\s*")
+
+
+def directory(run: Run, cwd: str | None) -> str:
+    """The sub-directory of the project a command ran in (`cd web/frontend && npm run build`), "" for
+    its root: a newcomer needs it to run the command again."""
+    found = _CD.match(run.call.command or "")
+    if not found:
+        return ""
+    where = found.group("dir").rstrip("/")
+    if where.startswith("/"):
+        root = (cwd or "").rstrip("/")
+        if not root or not where.startswith(root + "/"):
+            return ""  # the project's root itself, or somewhere outside it
+        where = where[len(root) + 1:]
+    where = where.removeprefix("./")
+    return "" if where in ("", ".") or where.startswith(("..", "~", "$")) else where
+
+
+def phrase(run: Run, where: str = "") -> str:
+    command = f"cd {where} && {run.command}" if where else run.command
     unique = list(dict.fromkeys(run.shell.categories))
     if len(unique) == 1:
-        return PHRASES[unique[0]].format(run.command)
+        return PHRASES[unique[0]].format(command)
     verbs = [_VERBS[c] for c in unique]
-    return f"{', '.join(verbs[:-1]).capitalize()} and {verbs[-1]} with `{run.command}`."
+    return f"{', '.join(verbs[:-1]).capitalize()} and {verbs[-1]} with `{command}`."
 
 
 def usable(run: Run) -> bool:
@@ -72,10 +93,15 @@ def usable(run: Run) -> bool:
 
 def learn(s: Session) -> list[Candidate]:
     by_family: dict[str, list[Run]] = {}
+    where: dict[str, str] = {}
     for run in s.runs + s.side_runs:
         if usable(run):
-            by_family.setdefault(run.shell.family, []).append(run)
+            here = directory(run, s.cwd)
+            family = f"{here}: {run.shell.family}" if here else run.shell.family
+            by_family.setdefault(family, []).append(run)
+            where[family] = here
     steps = {family: set(family.split(" && ")) for family in by_family}
+    chosen_dir: dict[tuple[str, ...], str] = {}
     by_purpose: dict[tuple[str, ...], tuple[Run, int]] = {}
     for family, runs in by_family.items():
         if any(steps[family] < other for other in steps.values()):
@@ -85,15 +111,67 @@ def learn(s: Session) -> list[Candidate]:
             counts[run.command] = counts.get(run.command, 0) + 1
         best = min(runs, key=lambda r: (generality(r.command), -counts[r.command], -r.index))
         purpose = tuple(dict.fromkeys(best.shell.categories))
+        if where[family]:
+            purpose = (*purpose, f"in {where[family]}")  # the frontend's build beside the backend's
         chosen = by_purpose.get(purpose)
         if chosen is None or (generality(best.command), -len(runs)) < (generality(chosen[0].command), -chosen[1]):
             by_purpose[purpose] = (best, len(runs))
-    found = []
+            chosen_dir[purpose] = where[family]
+    found = advised(s)
     for purpose, (best, seen) in by_purpose.items():  # one command per purpose: the most general
         if len(purpose) == 1 and partial(best.command) and any(
-                purpose[0] in other and len(other) > 1 for other in by_purpose):
+                purpose[0] in other and len(other) > 1 and not chosen_dir[other] for other in by_purpose):
             continue  # part of the suite, where a chain that passed ran the whole of it
         kind = purpose[0]
         score = 2.0 + 1.5 * _WEIGHT[kind] + 0.3 * min(3, seen) - 0.3 * min(3.0, generality(best.command))
-        found.append(Candidate("command", phrase(best), score, f"command:{CATEGORIES.index(kind)}"))
+        found.append(Candidate("command", phrase(best, chosen_dir[purpose]), score, f"command:{CATEGORIES.index(kind)}"))
     return found
+
+
+# ---- what the agent told the person to run --------------------------------------------------------
+
+MAX_ADVISED = 2
+# "Run cc-backend with `-loglevel debug` to see the claims", "Start the server with `./app -dev`",
+# "`make fmt` — formats every Go file with gofumpt": how to run the project, in the agent's words.
+_ADVICE = re.compile(
+    r"^(?:(?:to \w[^,]{0,40},\s*)?(?:run|start|launch|build|test|lint|format|use|execute|invoke|enable \w+(?: \w+)?:\s*(?:run|start))"
+    r"\b[^`]{0,40}`[^`]+`|`[^`]+`\s*(?:[—–-]|:)\s*(?:runs|formats|lints|builds|starts|checks|installs|generates|"
+    r"cleans|serves|compiles|regenerates|bundles)\b)",
+    re.I,
+)
+_DEICTIC_TAIL = re.compile(r"\s+(?:(?:to|and) (?:see|check|verify|confirm|test|try) (?:these|this|that|it|them)\b|to see\b|"
+                           r"and (?:check|look|verify|confirm|see|log in)\b|—\s*you should\b).*$", re.I)
+_PIECES = re.compile(r";\s+|:\s+(?=`)|(?<=[.!?])\s+(?=[A-Z`])")
+_PROJECT_CALL = re.compile(r"^(?:\./|make\b|-{1,2}[a-z])")
+
+
+def advised(s: Session) -> list[Candidate]:
+    """How to build, test or run the project as the agent told the person (its answers and the plans
+    they approved), when it names a command of the project: a make target, a script, the project's
+    binary with its flags, or a build/test tool memgit knows."""
+    found: list[Candidate] = []
+    verified = {r.shell.family for r in s.runs + s.side_runs if r.ok}
+    texts = [x.answer for x in s.exchanges if x.answer] + list(s.plans)
+    for text in texts:
+        for unit in units(text):
+            for piece in _PIECES.split(unit.text):
+                if candidate := _advice(piece, s.cwd, verified):
+                    found.append(candidate)
+                    if len(found) >= MAX_ADVISED:
+                        return found
+    return found
+
+
+def _advice(piece: str, cwd: str | None, verified: set[str]) -> Candidate | None:
+    said = _DEICTIC_TAIL.sub("", scrub(piece, cwd)).strip().rstrip(".,;:")
+    if not said.startswith("`"):
+        said = re.sub(r"^[\w ]{2,30}:\s+(?=\w)", "", said)  # "Verification: run …"
+    if not _ADVICE.match(said) or problem(said + "."):
+        return None
+    spans = re.findall(r"`([^`]+)`", said)
+    parsed = [parse(span) for span in spans]
+    if not any(_PROJECT_CALL.match(span) or shell for span, shell in zip(spans, parsed)) or is_ephemeral(said):
+        return None
+    if any(shell and shell.family in verified for shell in parsed):
+        return None  # it ran in this session: the run itself is the better learning
+    return Candidate("command", said[0].upper() + said[1:] + ("" if said.endswith(")") else "."), 2.6, "advised")

@@ -67,15 +67,35 @@ _INJECTED = re.compile(
     r"Caveat: The messages below were generated|<system-reminder>|\[REDACTED",
     re.I,
 )
+# A statement that leans on its session: "This approach …", "It is called …", "For paths 3 and 4: …".
+_DANGLING = re.compile(
+    r"^(?:this|that|these|those)\s+(?:approach|change|fix|one|ones|way|solution|issue|problem|version|step|part|"
+    r"case|cases|logic|pattern|behaviou?r|design|setup|variant|option)\b|"
+    r"^(?:this|that|it|they|these|those|both)\s+(?:is|was|are|were|will|would|should|can|could|means|catches|"
+    r"ensures|makes|keeps|avoids|works|handles|prevents|allows|lets|gives|fixes|matches|also|now|only|still|"
+    r"does|did|has|had|needs?|seems?)\b|^(?:the (?:above|following|same|former|latter)|as (?:above|mentioned|"
+    r"discussed|suggested|planned))\b",
+    re.I,
+)
+_NUMBERED = re.compile(
+    r"\b(?:paths?|steps?|items?|fix(?:es)?|options?|scenarios?|cases?|points?|findings?|phases?|bugs?|"
+    r"improvements?|issues?|changes?|fixes)\s+#?\d+(?:\s*(?:and|,|-|–|to|&)\s*#?\d+)*\b",
+    re.I,
+)
+_HALF_COPIED = re.compile(r"::\s|,\s*\d+:\s*$|\b\d+:\s*$")
 _PROSE_CHAR = re.compile(r"[A-Za-z\s,.'’;:!?()-]")
 
 
 _TEMP_FILE = re.compile(r"""(['"]?)(?:/var/folders|/private/var/folders|/tmp)/[^\s'"]*(?:[^'"\n]*\1)?""")
 
 
+_ITEM_LABEL = re.compile(r"^(?:[A-Z]{1,2}\d{1,2}|#\d+)\s*[—–:-]\s+")  # a review's "M1 — ", "C2: "
+
+
 def scrub(text: str, cwd: str | None = None) -> str:
-    """Remove line references, durations and temporary files; make paths relative to the project
-    and free of the home directory."""
+    """Remove line references, durations, temporary files and a review item's label; make paths
+    relative to the project and free of the home directory."""
+    text = _ITEM_LABEL.sub("", text.lstrip())
     text = _TEMP_FILE.sub("", text)
     text = _LINE_REF.sub("", text)
     text = _FILE_LINE.sub(r"\1", text)
@@ -133,6 +153,8 @@ def problem(text: str) -> str | None:
         return "fragment"
     if _NARRATION.match(stripped) or _STATUS.match(stripped):
         return "narration"
+    if _DANGLING.match(stripped) or _NUMBERED.search(stripped) or _HALF_COPIED.search(stripped):
+        return "does not stand alone"
     if is_ephemeral(stripped):
         return "ephemeral"
     if LOGLIKE.match(stripped) or _symbolic(stripped) or "\\n" in stripped:

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import re
 
-from memgit.extract.heuristic import compaction
+from memgit.extract.heuristic import compaction, instructed
 from memgit.extract.heuristic.candidate import Candidate, concreteness, reasoned
 from memgit.extract.heuristic.session import Session
+from memgit.extract.heuristic.standing import correction_worth_keeping
 from memgit.extract.heuristic.text import fit_sentences, plain, sentence_case, sentences, units, words
 
 MAX_RULE = 240
 MAX_CORRECTION = 300
-MAX_INSTRUCTED = 2
 _USER_KINDS = ("prompt", "queued", "rejection")
 
 _LEAD = r"(?:^|(?<=[,;:(])\s*|\b(?:and|but|also|so|then|just|oh|ok|okay|pls|please|btw|again)\s+)"
@@ -138,9 +138,7 @@ def learn(s: Session) -> list[Candidate]:
     for summary in s.compactions:  # what the person said before the compaction
         for text, _ in compaction.bullets(compaction.section(summary, "user message", "user feedback")):
             found += _rules(text.strip('"'))
-    for instructions in s.instructions:
-        found += _instructed(instructions)
-    return found
+    return found + instructed.learn(s, standing_rule=standing_rule)
 
 
 # The person judging a design too heavy: a taste for simplicity that holds beyond the task.
@@ -158,21 +156,6 @@ def _judged(said: str) -> list[Candidate]:
             if len(words(quoted)) >= 6:
                 out.append(Candidate("preference", f'The user prefers simple designs: "{quoted}"', 3.0, "judged"))
     return out[:1]
-
-
-def _instructed(text: str) -> list[Candidate]:
-    """The standing rules of the project's instruction file (AGENTS.md…), each with the heading it
-    sits under (a rule often names its subject only there): conventions, weighed below what the
-    person said themselves, and only the first few (a long file is not copied into a note)."""
-    out = []
-    for unit in units(text):
-        if len(unit.text) > MAX_RULE or not standing_rule(unit.text):
-            continue
-        heading = plain(unit.heading).strip(" :")
-        statement = f"{heading}: {unit.text}" if heading else sentence_case(unit.text)
-        if len(statement) <= MAX_RULE:
-            out.append(Candidate("convention", f"Project instructions: {statement}", 2.5, "instructions"))
-    return out[:MAX_INSTRUCTED]
 
 
 def _rules(text: str) -> list[Candidate]:
@@ -216,6 +199,8 @@ def _correction(text: str, stopped: bool) -> Candidate | None:
         parts = [parts[i] for i in keep]
     quoted = strip_filler(fit_sentences(parts, MAX_CORRECTION))
     if len(words(quoted)) < 6:  # "no, then it's good" agrees; a correction says what to do instead
+        return None
+    if not correction_worth_keeping(quoted):  # "commit the changes", "how can I …?", "the current way is OK"
         return None
     score = 2.5 + (0.75 if stopped else 0) + (0.5 if reasoned(quoted) else 0) + 0.25 * concreteness(quoted)
     return Candidate(classify(quoted), f'The user corrected the agent: "{quoted}"', score, "correction")

@@ -1,0 +1,94 @@
+"""What of a scope's memory reaches the briefing: the lines a newcomer acts on, not one session's detail.
+
+The briefing is worth its tokens only when every line earns its place, so each type has a bar:
+
+- preferences and conventions: standing ones (memgit.extract.heuristic.standing) or any the person
+  repeated in another session; a correction of one task stays in its note;
+- gotchas: ones that would bite again — stated as how something behaves or what it needs, or seen in
+  two sessions — not the debugging trail of one bug since fixed ("Root cause: …", "`x` failed …;
+  `x'` works" after a typo);
+- decisions: the ones still in force, stated as how things are done and why, or repeated; not one
+  session's changelog ("Changed `X` to `Y` in a.go", "Plan approved: fix …");
+- facts: only those two sessions found.
+
+Everything else stays in MEMORY.md and the notes, where the prompt hook and `memgit search` find it
+when a prompt needs it. Pure functions over clusters.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memgit.consolidate.heuristic.graph import Cluster
+from memgit.extract.heuristic.shell import parse
+from memgit.extract.heuristic.standing import standing
+
+# How something behaves or what it needs: the form of a lesson that still holds.
+_RULE = re.compile(
+    r"\b(?:must(?: not)?|never|always|only (?:when|if|after|before|works?|once|for|with|in)|need(?:s)? (?:to|a|an|the)|"
+    r"has to|have to|requires?|required|cannot|can'?t|won'?t|doesn'?t|does not|don'?t|do not|isn'?t|is not|"
+    r"aren'?t|by design|otherwise|unless|make sure|be sure|instead of|rather than|blocks?|fails? (?:when|if|with|on)|"
+    r"breaks? (?:when|if)|when\b|whenever|if\b|so that|to avoid|to keep|to prevent)\b",
+    re.I,
+)
+# The account of one bug or one change: true of that session, history by the next.
+_NARRATIVE = re.compile(
+    r"^(?:[A-Z]{1,2}\d{1,2}\s*[—–:-]|mistake:|problem:|root cause|the root cause|(?:the|this|that) (?:real |actual |main )?(?:issue|problem|bug|"
+    r"culprit|cause|fix|change)s? (?:is|was|were|here)|what (?:was|went) wrong|changes made|plan approved|"
+    r"(?:i |we )?(?:fixed|added|removed|replaced|changed|moved|renamed|extracted|inlined|parameteri[sz]ed|updated|"
+    r"created|introduced|implemented|refactored|converted|reduced|increased|deleted|dropped|switched|wrapped|"
+    r"merged|bumped|rewrote|rewritten|simplified|consolidated|reworked|restructured)\b|now\b|previously\b|"
+    r"before (?:the|this)\b|after (?:the|this) (?:fix|change)|the fix\b|this fix\b|with (?:the|this) fix\b|"
+    r"`[^`]{1,80}`\s*(?:[—–:]|-\s)|[\w /&-]{2,40}:\s+(?:(?:the )?(?:user|agent) )?(?:fixed|added|removed|replaced|changed|moved|"
+    r"renamed|extracted|reduced|increased|updated|introduced|implemented|refactored|switched|dropped|made|now)\b)",
+    re.I,
+)
+# A narrative in the past tense: "X was never called", "the buffer filled up".
+_PAST = re.compile(r"^(?:\S+\s+){0,8}?(?:was|were|had been|did not|didn'?t|wasn'?t|weren'?t|caused|broke|"
+                   r"returned|filled|exceeded|crashed|hung|leaked|ran out)\b", re.I)
+_RUN_GOTCHA = re.compile(r'^`(?P<failed>[^`]+)` failed with "[^"]*"; (?:running `(?P<fix>[^`]+)`|`(?P<works>[^`]+)` works)')
+MIN_SUPPORT = 2  # sessions that make any learning worth a newcomer's time
+
+
+def briefed(c: Cluster) -> bool:
+    """True when a cluster that holds belongs in the briefing (see the module docstring)."""
+    if c.superseded_by is not None:
+        return False
+    if c.type in ("preference", "convention"):
+        return c.support >= MIN_SUPPORT or standing(c.text)
+    if c.type == "gotcha":
+        return c.support >= MIN_SUPPORT or lasting_gotcha(c.text)
+    if c.type == "decision":
+        return c.support >= MIN_SUPPORT or lasting(c.text)
+    if c.type == "fact":
+        return c.support >= MIN_SUPPORT
+    return False
+
+
+def lasting(text: str) -> bool:
+    """A statement of how things are or must be, not the story of one change."""
+    text = text.strip()
+    return bool(_RULE.search(text)) and not _NARRATIVE.match(text) and not _PAST.match(text)
+
+
+def lasting_gotcha(text: str) -> bool:
+    """A gotcha that would bite again: an environment failure with its fix, a command's flag that
+    makes it work, or a lesson stated as how something behaves. A run that failed and worked after
+    its arguments were corrected is a typo found, not a gotcha."""
+    if run := _RUN_GOTCHA.match(text):
+        if run.group("fix"):
+            return True
+        return _new_option(run.group("failed"), run.group("works"))
+    return lasting(text)
+
+
+def _new_option(failed: str, works: str) -> bool:
+    """The working command adds an option the failing one lacked (`act -j test` -> `act
+    --container-architecture linux/amd64 -j test`), rather than fixing a path or a name."""
+    a, b = parse(failed), parse(works)
+    options = lambda s: {w.split("=", 1)[0] for w in s.split() if w.startswith("-")}  # noqa: E731
+    before = options(a.text if a else failed)
+    after = options(b.text if b else works)
+    return bool(after - before)
+
+

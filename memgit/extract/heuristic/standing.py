@@ -1,0 +1,196 @@
+"""Standing or one-off: is a person's sentence a rule meant beyond the task at hand?
+
+A preference or convention is *standing* when it says so or shows it:
+
+- it is stated in general terms: "always", "never", "from now on", "in this repo", "by default",
+  "whenever", "for every change";
+- it states the person's own taste or the team's practice: "I prefer", "I like", "we use";
+- it chooses between alternatives the agent would pick again: "use X instead of Y", "X, not Y",
+  "rather than";
+- it pushes back on a choice the agent made, in terms that outlive the task: "don't …", "no need
+  to …", "too complex", "reuse …", "why did you …", "we should …";
+- it was written into the project's instruction file (CLAUDE.md, AGENTS.md, GEMINI.md) — decided
+  where the learning is made, not here.
+
+It is *one-off* when it steers the task in progress: a next step ("commit it", "now run it again",
+"fix the three top items"), a pointer into this session ("fix 6", "scenario 1", "line 363", "as
+suggested", "the findings"), an approval ("the current way is OK"), or a question that pushes back
+on nothing. When in doubt a sentence is one-off: it may stay in its session's note, where search
+finds it, but never reaches the briefing or the global scope.
+
+Pure functions over text; the extractor and the consolidator call the same ones.
+"""
+
+from __future__ import annotations
+
+import re
+
+CORRECTION = "The user corrected the agent:"
+INSTRUCTED = ("Project instructions:", "Project rule")  # learnings made from the project's instruction file
+
+_FILLER = re.compile(
+    r"^(?:(?:hey|hi|hello|ok(?:ay)?|yes|yeah|so|oh|well|right|also|and|but|btw|then|now|next|just|please|pls|"
+    r"first|finally|great|perfect|thanks?|cool|nice|good|sure|alright)\b[,!.:]?\s*)+",
+    re.I,
+)
+# Temporal or scope generality: the rule is meant beyond this task.
+_GENERAL = re.compile(
+    r"\b(?:always|never|from now on|going forward|in (?:the )?future|henceforth|from here on|by default|"
+    r"as a (?:general )?rule|in general|generally|at all times|every time|each time|whenever|"
+    r"in (?:this|our|the) (?:repo|repository|project|codebase|code ?base|team|company|org)|"
+    r"(?:for|on|in|with|after|before|at) (?:any|every|all|each) (?!of (?:these|those|them|the)\b)|"
+    r"(?:don'?t|do not) ever|ever again|no matter)\b",
+    re.I,
+)
+# The person's own taste, or the team's practice.
+_FIRST_PERSON = re.compile(
+    r"\b(?:prefer(?:s|red)?|I(?: would|'d) (?:actually |really )?(?:prefer|rather|like|love|want)|the user (?:prefers|likes|dislikes|wants|would rather|never|always)|I (?:prefer|like|dislike|hate|"
+    r"love|(?:really )?(?:don'?t|do not) like|(?:would|'d) (?:actually |really )?(?:prefer|rather|like|love|want)|want you to|"
+    r"(?:don'?t|do not) want (?:you|to see|any))|we (?:always |usually |only |normally )?(?:use|prefer|keep|"
+    r"write|follow|put|run|do not|don'?t)|the (?:project|team|repo) (?:always |usually |only )?(?:uses|prefers|follows)|"
+    r"our (?:convention|rule|style|practice|policy))\b",
+    re.I,
+)
+# Where the team keeps things: a practice of this project ("keep our docs in Linear"), not a taste for all.
+_PRACTICE = re.compile(r"\b(?:keep|put|store|track|document|write|log|record)\b[^.?!]{0,40}\b(?:our|my)\b", re.I)
+# A choice between alternatives, which the agent would otherwise make again.
+_CHOICE = re.compile(
+    r"\binstead of\b|\brather than\b|\b(?:use|prefer|pick|choose|keep|stick (?:to|with)|go with|switch to)\s+"
+    r"[^.;?!]{1,60}?,?\s+(?:not|over|and not|but not)\s+\S|\b(?:not|never)\s+[^.;?!]{1,40}?,\s*(?:but|use)\s+\S",
+    re.I,
+)
+# Judging what the agent built: a taste that outlives the task, even when it points at this work.
+_EVALUATIVE = re.compile(
+    r"\b(?:I (?:didn'?t|don'?t|do not) (?:find|like|think|want)|not (?:helpful|useful|needed|necessary|what I)|"
+    r"too (?:complex|complicated|verbose|long|many|much|slow|big|noisy)|over-?engineer\w*|overkill|over-?complicat\w*|"
+    r"unnecessar\w*|(?:do|did) (?:we|you) (?:even |really )?need|why (?:did|do|would) you|feels? (?:complex|complicated|"
+    r"wrong|heavy|clunky|hacky))\b",
+    re.I,
+)
+# Pushing back on what the agent chose or built, in terms that outlive the task.
+_PUSHBACK = re.compile(
+    r"^(?:no|nope|not|wait|actually|hmm+|hold on|oh no)\b|\b(?:don'?t|do not|doesn'?t need|no need|shouldn'?t|should not|must not|mustn'?t|never|avoid|stop \w+ing|"
+    r"we should|you should|should (?:be|use|run|stay|keep|go|live|not|always|only|also)|must (?:be|use|run|"
+    r"stay|keep|go|always|only|also)|has to|have to|needs? to be|why (?:did|do|would|are|is) you|"
+    r"(?:do|did) (?:we|you) (?:even |really )?need|not (?:helpful|needed|necessary|useful|what)|"
+    r"too (?:complex|complicated|verbose|long|many|much|slow|big|noisy)|over-?engineer\w*|overkill|"
+    r"over-?complicat\w*|unnecessar\w*|re-?use|duplicat\w*|de-?dup\w*|consolidat\w*|simpl(?:e|er|ify|icity)|hard-?cod\w*|"
+    r"I (?:don'?t|do not) (?:think|want|like|need)|I didn'?t (?:find|want|ask|like|mean)|"
+    r"(?:I think|maybe|perhaps) we (?:should|could|need))\b",
+    re.I,
+)
+# A next step of the task in progress: an imperative of the work itself.
+_TASK_VERB = re.compile(
+    r"^(?:(?:can|could|would|will) you (?:please )?|let'?s |please |go ahead and |now |then |also |and |only |"
+    r"just |ok,? |okay,? )*(?:fix|add|commit|push|implement|plan|make|update|create|write|run|rerun|re-run|analy[sz]e|"
+    r"check|verify|review|investigate|debug|do|continue|proceed|start|try|change|remove|delete|rename|move|extend|"
+    r"apply|adopt|repeat|test|build|deploy|merge|rebase|revert|roll ?back|undo|show|tell|explain|list|summari[sz]e|"
+    r"look|open|read|find|search|compare|describe|document|refactor|improve|optimi[sz]e|clean ?up|set ?up|install|"
+    r"upgrade|bump|release|publish|prepare|draft|generate|split|combine|consolidate|introduce|enable|disable|"
+    r"resolve|address|handle|finish|complete|go|retry|redo|again|give|put|insert|replace|restore|integrate|port|"
+    r"convert|migrate|reproduce|trace|profile|benchmark|measure|estimate|evaluate|assess|discuss|answer|ask|"
+    r"send|post|reply|note|mark|tag|close|reopen|stage|squash|amend|cherry-?pick)\b",
+    re.I,
+)
+# A pointer into this session: the numbered item, the line, what was suggested or found.
+_POINTER = re.compile(
+    r"\b(?:(?:fix|item|issue|point|option|scenario|step|finding|problem|bug|suggestion|change|phase|part|"
+    r"case|variant|approach|proposal|alternative|solution|task|todo|number)\s*#?\d+[a-z]?\b|"
+    r"(?:option|variant|approach|alternative|solution|plan|scenario)\s+[A-D]\b|"
+    r"lines? \d+|#\d+|the (?:first|second|third|last|top|other|remaining)\b|as (?:you )?suggested|"
+    r"(?:the|your) (?:suggested|proposed|recommended|following|above|findings|points|suggestions|results|"
+    r"changes|plan|fixes|issues)\b|these|those|here\b|right now|for now|this time|again\b|"
+    r"(?:on|with|to|for|at|about|in) (?:that|this|it|them)\s*[?.!]*\s*$)",
+    re.I,
+)
+_APPROVAL = re.compile(
+    r"^(?:(?:the|this|that|it|your|current)\b[^.?!]{0,60}\b(?:is|are|looks?|seems?) (?:ok(?:ay)?|fine|good|"
+    r"great|correct|right|perfect)|(?:looks|sounds) (?:good|great|fine|ok)|lgtm|ship it|go ahead|"
+    r"(?:yes|ok(?:ay)?|sure|fine|good|great|perfect|thanks?)\b[^.?!]{0,30}$)",
+    re.I,
+)
+_QUESTION = re.compile(
+    r"\?\s*$|^(?:how|what|when|where|which|who|why|is|are|does|do|did|can|could|would|will|should|shall|"
+    r"has|have|was|were)\b",
+    re.I,
+)
+_QUOTED = re.compile(r'^[^"]*:\s*"(?P<said>.*)"\s*$', re.S)
+
+
+def words_of(text: str) -> str:
+    """The person's words in a learning: the quote of a correction, else the text; leading filler dropped."""
+    text = text.strip()
+    if text.startswith(CORRECTION) and (quoted := _QUOTED.match(text)):
+        text = quoted.group("said")
+    return _FILLER.sub("", text).strip()
+
+
+def general(text: str) -> bool:
+    return _GENERAL.search(text) is not None
+
+
+def first_person(text: str) -> bool:
+    return _FIRST_PERSON.search(text) is not None
+
+
+def choice(text: str) -> bool:
+    return _CHOICE.search(text) is not None
+
+
+def pushback(text: str) -> bool:
+    return _PUSHBACK.search(text) is not None
+
+
+def question(text: str) -> bool:
+    return _QUESTION.search(text.strip()) is not None
+
+
+def task_step(text: str) -> bool:
+    """A next step of the task in progress, or a pointer into this session."""
+    said = words_of(text)
+    return _POINTER.search(said) is not None or (_TASK_VERB.match(said) is not None and not pushback(said))
+
+
+def approval(text: str) -> bool:
+    return _APPROVAL.match(words_of(text)) is not None
+
+
+def instructed(text: str) -> bool:
+    """Made from the project's instruction file (CLAUDE.md, AGENTS.md, …): standing by where it stands."""
+    return text.startswith(INSTRUCTED)
+
+
+def standing(text: str) -> bool:
+    """A preference or convention meant beyond the task at hand (see the module docstring)."""
+    if instructed(text):
+        return True
+    said = words_of(text)
+    if not said or approval(said):
+        return False
+    if general(said) or first_person(said) or choice(said) or _PRACTICE.search(said):
+        return True
+    if _EVALUATIVE.search(said):
+        return True
+    if question(said) and not pushback(said):
+        return False
+    return pushback(said) and not task_step(said)
+
+
+def stated_generally(text: str) -> bool:
+    """Standing in every project: stated in general terms or as the person's own taste (the global
+    scope takes a one-project rule only when two projects share it)."""
+    said = words_of(text)
+    return not text.startswith(CORRECTION) and (general(said) or first_person(said)) and not task_step(said)
+
+
+def correction_worth_keeping(text: str) -> bool:
+    """A person's redirect worth a line in the session's note: not an approval, not a plain question,
+    not the next step of the task; whether it stands beyond the task is `standing`'s call."""
+    said = words_of(text)
+    if not said or approval(said):
+        return False
+    if _EVALUATIVE.search(said) or general(said) or first_person(said) or choice(said):
+        return True
+    if question(said):
+        return pushback(said)
+    return not task_step(said) or pushback(said)

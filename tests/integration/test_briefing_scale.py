@@ -1,0 +1,97 @@
+"""What a new session is told on a project with a hundred sessions (issue 17), over the real cc-backend corpus.
+
+../shared/fixtures/scale/cc-backend holds 82 Claude Code sessions of one developer on one project. One sync
+for the module; every test reads what `memgit context` tells a session started in the main checkout, as the
+session-start hook does, and the repository behind it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from memgit.cli.commands import cli
+from memgit.consolidate import _markdown
+from memgit.extract.heuristic.shell import program
+from tests.conftest import SHARED, fsck, git, point_home
+
+SCALE = SHARED / "fixtures" / "scale" / "cc-backend" / "claude"
+MAIN_CHECKOUT = "/Users/jan/prg/ClusterCockpit/cc-backend"
+pytestmark = pytest.mark.skipif(not SCALE.is_dir(), reason="../shared/fixtures/scale is absent (the real corpus "
+                                                            "lives beside the project, not in it)")
+
+
+def memgit(*args: str):
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def told(tmp_path_factory):
+    """Sync the corpus once; return the briefing of the main checkout, its summary and the repository."""
+    home = tmp_path_factory.mktemp("scale-home")
+    projects = home / ".claude" / "projects"
+    shutil.copytree(SCALE, projects)
+    idle = time.time() - 3 * 3600
+    for path in projects.rglob("*.jsonl"):
+        os.utime(path, (idle, idle))
+    with pytest.MonkeyPatch.context() as mp:
+        point_home(mp, home, data="data", config="config")
+        memgit("sync", "--all")
+        shown = json.loads(memgit("context", "--cwd", MAIN_CHECKOUT, "--json").stdout)
+    repo = home / "data" / "memgit"
+    summary = git(repo, "show", f"{shown['branch']}:memory_summary.md")
+    return {"text": shown["context"], "branch": shown["branch"], "summary": summary, "repo": repo}
+
+
+def section(summary: str, heading: str) -> list[str]:
+    return [b.text for s in _markdown.sections(summary) if s.heading.startswith(heading) for b in s.bullets]
+
+
+def test_the_briefing_fits_in_6000_characters_with_the_global_part_and_the_fence(told):
+    text = told["text"]
+    assert text.startswith("<memgit-context") and text.endswith("</memgit-context>")
+    assert len(text) <= 6000
+    fsck(told["repo"])
+
+
+def test_it_opens_with_the_project_and_says_how_to_build_and_test_it(told):
+    text = told["text"]
+    assert re.search(r"^## Project cc-backend \(branch `projects/cc-backend[\w-]*`\)$", text, re.M)
+    commands = section(told["summary"], "How to build and test")
+    assert "Build: `go build ./...`" in commands and "Test: `go test ./...`" in commands
+    assert any("cd web/frontend && npm run build" in c for c in commands)  # the frontend's build, where it runs
+    assert not any("| tail" in c or "| head" in c or "2>&1" in c for c in commands)
+
+
+def test_the_rules_the_person_had_written_into_claude_md_are_told(told):
+    rules = " ".join(section(told["summary"], "Preferences and conventions"))
+    assert "CLAUDE.md" in rules and "throughput" in rules and "call paths" in rules
+
+
+def test_no_one_off_instruction_is_told_as_a_preference(told):
+    rules = section(told["summary"], "Preferences and conventions")
+    for one_off in ("Fix all issues in the suggested order", "Commit the changes", "Plan a fix for scenario 1",
+                    "Only implement fix 6", "Make the log message in line 363"):
+        assert not any(one_off in rule for rule in rules), one_off
+
+
+def test_no_gotcha_is_one_session_s_debugging_trail(told):
+    for gotcha in section(told["summary"], "Gotchas"):
+        assert not re.match(r"(?:Root cause|The (?:root cause|issue|problem|bug) (?:is|was)|Problem:|Mistake:)", gotcha)
+        trail = re.match(r'`([^`]+)` failed with "[^"]*"; `([^`]+)` works', gotcha)
+        assert not (trail and program(trail.group(1)) == program(trail.group(2))
+                    and "-" not in set(trail.group(2).split()) - set(trail.group(1).split())), gotcha
+
+
+def test_the_latest_work_is_one_line_each_and_not_the_request_word_for_word(told):
+    work = section(told["summary"], "Latest work")
+    assert 1 <= len(work) <= 5 and all(len(line) <= 120 for line in work)
+    assert not any(re.search(r"\b(?:can you|please)\b", line, re.I) for line in work)

@@ -1,0 +1,226 @@
+"""What reaches the briefing, as pure rules: standing or one-off, the final state of a session, statements that
+stand alone, and which learnings earn a line (issue 17).
+
+The sentences are the real ones of ../shared/fixtures (the session named beside each), so each rule is shown
+on what people and agents actually write; the transcripts themselves are read in test_briefing_fixtures.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memgit.consolidate.heuristic.graph import Cluster, Occurrence
+from memgit.consolidate.heuristic.selection import briefed, lasting_gotcha
+from memgit.core.model import Transcript, Turn
+from memgit.extract import heuristic
+from memgit.extract.heuristic import filters, revisions, session
+from memgit.extract.heuristic.standing import correction_worth_keeping, standing, stated_generally
+from tests.unit.test_heuristic import CWD, agent, bash, call, edit, user
+
+CORRECTED = "The user corrected the agent: "
+
+# ---- standing or one-off -------------------------------------------------------------------------
+
+STANDING = [
+    # stated in general terms, as the person's taste, or as a choice the agent would make again
+    "Never push directly to main.",
+    "The user prefers small focused commits.",
+    "Use pnpm instead of npm in this repo from now on.",  # the demo's lantern session
+    "Don't use ClMail for communication, use the builtin subagent teams.",  # ef958aa1 (claude fixtures)
+    "Keep our working documentation in linear.",  # 8b418ea5
+    CORRECTED + '"I didn\'t find those cross-session navigation links helpful, can you please replace them with a '
+                'single link to the combined transcript instead?"',  # 37f83ec9
+    CORRECTED + '"could we reuse claude_code_log/templates/components/session_nav.html for that? looks like it\'s '
+                'very similar?"',  # 37f83ec9
+    CORRECTED + '"Wait, does it only run on main? I think we should run it on all push?"',  # fe869ecb
+    CORRECTED + '"This all feels complex and over-engineered for loading and editing a simple team object."',  # 01997e76
+    "Project rule (CLAUDE.md, Performance): All code changes must prioritize maximum throughput.",  # 50633cd8 (scale)
+]
+ONE_OFF = [
+    # the next step of the task, a pointer into the session, an approval, a plain question (fixtures/scale)
+    CORRECTED + '"Fix all issues in the suggested order"',  # fc14d957
+    CORRECTED + '"The current way with F1 is OK. Commit the changes"',  # fc14d957
+    CORRECTED + '"Plan a fix for scenario 1"',  # 039c7932
+    CORRECTED + '"Only implement fix 6"',  # 3a41c7a4
+    CORRECTED + '"Make the log message in line 363 more descriptive"',  # 50633cd8
+    CORRECTED + '"Why wasn\'t this a problem before the changes?"',  # 734f1e28
+    CORRECTED + '"How can I add the projects array used for the manager role in KeyCloak"',  # 07d71faa
+    CORRECTED + '"I couldn\'t replicate the 4 session issue, but I still got 2 commits, so maybe we should focus on '
+                'that"',  # 6113e919 (claude fixtures)
+    "Keep the existing information and highlight changes and fixes.",  # ff9dfa67 (scale): the task's brief
+]
+
+
+@pytest.mark.parametrize("text", STANDING, ids=[t[:40] for t in STANDING])
+def test_a_standing_rule_is_told(text):
+    assert standing(text)
+
+
+@pytest.mark.parametrize("text", ONE_OFF, ids=[t[:40] for t in ONE_OFF])
+def test_a_one_off_instruction_is_not(text):
+    assert not standing(text)
+
+
+@pytest.mark.parametrize("said", ["Fix all issues in the suggested order", "The current way with F1 is OK. Commit the changes",
+                                  "How can I add the projects array used for the manager role in KeyCloak"])
+def test_a_redirect_that_steers_the_task_is_not_even_kept_as_a_correction(said):
+    assert not correction_worth_keeping(said)
+
+
+def test_only_a_rule_in_general_terms_holds_in_every_project():
+    assert stated_generally("Never push directly to main.")
+    assert stated_generally("I prefer plain imperative commit subjects.")
+    assert not stated_generally("Use pnpm instead of npm.")  # a choice of one project's tooling
+    assert not stated_generally(CORRECTED + '"I think we should run it on all push?"')  # one project's correction
+
+
+def test_a_one_off_correction_stays_in_the_note_and_out_of_the_briefing():
+    from tests.unit.test_heuristic import WORK, note_of
+
+    note = note_of(*WORK, user("no remove this again, the risk someone assumes it's a stable link is to big"),
+                   agent(edit(f"{CWD}/b.py"), text="Done."))
+    [kept] = [l.text for l in note.learnings if l.type in ("preference", "convention")]
+    assert kept.startswith(CORRECTED) and not standing(kept)
+
+
+# ---- the final state of a session ----------------------------------------------------------------
+
+
+def read(*turns: Turn) -> session.Session:
+    return revisions.prune(session.read(Transcript("s", "claude-code", "/x.jsonl", cwd=CWD, turns=list(turns))))
+
+
+def told(*turns: Turn) -> str:
+    result = heuristic.extract(Transcript("s", "claude-code", "/x.jsonl", cwd=CWD, turns=list(turns)), project="p")
+    return "\n".join(l.text for l in result.note.learnings) if result.note else ""
+
+
+def test_a_claim_the_person_later_corrected_is_not_stored():
+    # 020fd1ca (scale): the agent's account of the idle+down case, which the person corrected next
+    turns = (user("Adopt the determineState routine to set the state in the order of the switch statement."),
+             agent(edit(f"{CWD}/api/node.go"), text="The `determineState` function now checks the priority order. "
+                   "Naturally handles the idle+down exception — since `idle` is checked before `down`, it always "
+                   "wins when both are present."),
+             user("Correction: If a node is idle + down then mark it as down"),
+             agent(edit(f"{CWD}/api/node.go"), text="The idle+down case now explicitly returns `down` before the "
+                   "individual `idle` check fires."))
+    s = read(*turns)
+    assert [x.said[:10] for x in s.exchanges] == ["Adopt the ", "Correction"]
+    assert "The `determineState` function now checks the priority order." in s.exchanges[0].texts[0]
+    assert "always wins when both are present" not in s.exchanges[0].texts[0]
+    assert "explicitly returns `down`" in s.exchanges[-1].texts[0]
+    assert "always wins when both are present" not in told(*turns)
+
+
+def test_a_claim_the_agent_later_retracted_is_not_stored():
+    turns = (user("Why does the importer skip archived jobs?"),
+             agent(call("Read", file_path=f"{CWD}/importer.go"),
+                   text="The importer skips archived jobs because `loadJobs` filters on `job_state = 'running'`."),
+             user("Are you sure?"),
+             agent(call("Read", file_path=f"{CWD}/importer.go"),
+                   text="Actually, I was wrong: `loadJobs` reads every job; the skip happens in `archive.Filter`, "
+                        "which drops jobs older than the retention window."))
+    s = read(*turns)
+    assert not any("filters on `job_state" in t for t in s.exchanges[0].texts)
+    assert "archive.Filter" in s.exchanges[-1].texts[0]
+
+
+def test_options_not_taken_are_gone_and_the_chosen_one_stays():
+    # bef12fe0 / 3a41c7a4 (scale): a menu of options, then the person picks one
+    answer = ("Two ways to fix the shutdown:\n\n"
+              "**Option A: Raise the deadline to 120s** — `metricstore.Shutdown()` gets enough time to write the "
+              "snapshots.\n\n"
+              "**Option B: Remove the outer deadline, keep per-component timeouts (cleaner)** — each component "
+              "bounds its own shutdown.\n\nWhich one?")
+    s = read(user("The shutdown takes too long, what can we do?"), agent(text=answer), user("Go with option A"),
+             agent(edit(f"{CWD}/server.go"), text="Done."))
+    kept = s.exchanges[0].texts[0]
+    assert "Raise the deadline to 120s" in kept and "Remove the outer deadline" not in kept
+
+
+def test_an_alternative_nobody_chose_is_not_a_fix():
+    # 0fb73ab2 (scale): "Alternative: use `%+v` with `errors` wrapping" beside the fix that was made
+    answer = ("Use `runtime.Callers` to capture the call site in `handleError`.\n\n"
+              "Alternative: use `%+v` with `errors` wrapping — callers wrap their errors with context first.")
+    s = read(user("How can I see where an error is logged from?"), agent(text=answer), user("ok, do it"))
+    assert "runtime.Callers" in s.exchanges[0].texts[0] and "%+v" not in s.exchanges[0].texts[0]
+
+
+def test_the_fixes_a_person_named_are_kept_and_the_others_are_not():
+    answer = "\n".join(f"### Fix {n} — {what}\nChange `{what.split()[0]}` in `repo.go`." for n, what in
+                       [(5, "Prepared statements for tag lookups"), (6, "BusyTimeout from the config"),
+                        (7, "Batch tag operations on job start")])
+    s = read(user("Review the write path"), agent(text=answer), user("Only implement fix 6"))
+    kept = s.exchanges[0].texts[0]
+    assert "BusyTimeout from the config" in kept and "Batch tag operations" not in kept and "Prepared" not in kept
+
+
+def test_a_plan_keeps_every_step_it_lists():
+    plan = "# Fix write contention\n\n## Fix 1: WAL mode\nSet `journal_mode=WAL`.\n\n## Fix 2: busy timeout\nRaise it."
+    s = read(user("Implement the following plan:\n\n" + plan))
+    assert s.plans and "journal_mode=WAL" in s.plans[0] and "Raise it." in s.plans[0]
+
+
+def test_a_reverted_change_is_not_a_decision():
+    turns = (user("Make the cache flush every second"),
+             agent(edit(f"{CWD}/cache.go"), text="Switched the cache to flush on a 1-second `time.Ticker` instead of "
+                                                 "after every batch, because batches are small."),
+             user("revert that"),
+             agent(bash("git checkout cache.go", "ok"), text="Reverted."))
+    assert "time.Ticker" not in told(*turns)
+
+
+# ---- statements that stand alone ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "For paths 3 and 4: the parquet file cleanup (`os.Remove`) already happens, just need `continue` instead of `return`",
+    "This approach keeps the old behaviour for the REST handler.",
+    "It is called from `Init()` before the server starts.",
+    "Fix: The code matches the fixed version:: `n, m := 0, len(series[0].Data)` — uses local `series`",
+    "Problem: Check if the previous bug is fixed. Fix: Line 307:",
+])
+def test_a_statement_that_leans_on_its_session_is_dropped(text):
+    assert filters.problem(text) is not None
+
+
+def test_a_review_label_is_cut_and_the_finding_kept():
+    text = "M4 — `pkg/metricstore/metricstore.go`: `Shutdown()` is now idempotent and releases its lock first."
+    assert filters.scrub(text).startswith("`pkg/metricstore/metricstore.go`")
+
+
+# ---- which learnings earn a line in the briefing -------------------------------------------------
+
+
+def cluster(kind: str, text: str, sessions: int = 1) -> Cluster:
+    return Cluster(kind, [Occurrence(kind, text, f"sessions/n{i}.md", f"claude-code/s{i}", f"2026-03-0{i + 1}")
+                          for i in range(sessions)])
+
+
+@pytest.mark.parametrize("kind,text,sessions,told_", [
+    ("gotcha", "`ReceiveNats` blocks by design, so `Init()` must start it in a goroutine.", 1, True),
+    ("gotcha", "`npm run build` failed with \"Cannot find module 'vite'\"; running `npm install` fixed it.", 1, True),
+    ("gotcha", "`act -j test` failed with \"image platform mismatch\"; `act --container-architecture linux/amd64 "
+               "-j test` works.", 1, True),
+    # a debugging trail of one session: a typo'd package path, a bug since fixed, the story of one change
+    ("gotcha", "`go test ./cmd/... ./internal/api/...` failed with \"lstat ./internal/api/: no such file\"; "
+               "`go test ./cmd/... ./internal/repository/...` works.", 1, False),
+    ("gotcha", "Root cause: `flushAll()` flushes every open host WAL file after each batch.", 1, False),
+    ("gotcha", "Root cause: `flushAll()` flushes every open host WAL file after each batch.", 2, True),
+    ("decision", "`internal/config/config.go` — Replaced `Resolutions []int` with `DefaultPolicy string`.", 1, False),
+    ("decision", "Logging improvements: Reduced tagger log noise to debug level.", 1, False),
+    ("decision", "Metric writes always go to the in-memory store first, so a full WAL channel never loses data.", 1,
+     True),
+    ("fact", "The metric store keeps metrics in memory and checkpoints them per host.", 1, False),
+    ("fact", "The metric store keeps metrics in memory and checkpoints them per host.", 2, True),
+    ("preference", CORRECTED + '"Fix all issues in the suggested order"', 1, False),
+    ("preference", "Never push directly to main.", 1, True),
+])
+def test_what_earns_a_line(kind, text, sessions, told_):
+    assert briefed(cluster(kind, text, sessions)) is told_
+
+
+def test_a_gotcha_that_bites_again_reads_as_how_things_behave():
+    assert lasting_gotcha("SQLite parses double-quoted strings as literals, so `json_extract(x, \"$.a\")` never "
+                          "matches a metric name.")
+    assert not lasting_gotcha("The issue was that the `drained:` label was inside the `select` statement.")
