@@ -163,7 +163,8 @@ def test_no_type_fills_the_summary():
     ("Use pnpm instead of npm.", "Use npm, not pnpm."),
     ("Always use British spelling in the docs.", "Always use American spelling in the docs."),
     ("Use tabs for indentation.", "Don't use tabs for indentation."),
-    ("Node 18 is required to build the web frontend.", "Node 20 is required to build the web frontend."),
+    ("Node 18 is required to build the web frontend, because the build uses Vite.",
+     "Node 20 is required to build the web frontend, because the build uses Vite."),
 ], ids=["choice reversed", "alternatives", "polarity", "numbers"])
 def test_the_later_of_two_contradicting_learnings_holds(older, newer):
     kind = "fact" if "Node" in older else "convention"

@@ -189,7 +189,11 @@ def _form(c: Cluster) -> str:
     return best.text
 
 
-_PHRASED = re.compile(r"^[A-Z][\w ,-]{2,40} with `[^`]+`\.?$")  # "Tests run with `go test ./...`."
+# How the extractor phrases a command it saw pass ("Tests run with `go test ./...`.", "Build and lint with
+# `…`."): the briefing shows the command itself; the agent's advice ("Run with `-loglevel debug`.") as said.
+_VERB = r"(?:test|lint|format|type-check|build|run|run CI|install)"
+_PHRASED = re.compile(r"^(?:Tests run|Lint|Format|Type-check|Build|Run the project|Run the CI workflow locally|"
+                      rf"Install or set up|[A-Z][a-z-]+(?:, {_VERB})* and {_VERB}) with `[^`]+`\.$")
 
 
 def command_line(kinds: tuple[str, ...], c: Cluster) -> str:

@@ -28,7 +28,7 @@ _RULE = re.compile(
     r"\b(?:must(?: not)?|never|always|only (?:when|if|after|before|works?|once|for|with|in)|need(?:s)? (?:to|a|an|the)|"
     r"has to|have to|requires?|required|cannot|can'?t|won'?t|doesn'?t|does not|don'?t|do not|isn'?t|is not|"
     r"aren'?t|by design|otherwise|unless|make sure|be sure|instead of|rather than|blocks?|fails? (?:when|if|with|on)|"
-    r"breaks? (?:when|if)|when\b|whenever|if\b|so that|to avoid|to keep|to prevent)\b",
+    r"breaks? (?:when|if)|when\b|whenever|if\b|so that|so (?:the|it|a|an|we)|without|to avoid|to keep|to prevent)\b",
     re.I,
 )
 # The account of one bug or one change: true of that session, history by the next.
@@ -46,7 +46,16 @@ _NARRATIVE = re.compile(
 # A narrative in the past tense: "X was never called", "the buffer filled up".
 _PAST = re.compile(r"^(?:\S+\s+){0,8}?(?:was|were|had been|did not|didn'?t|wasn'?t|weren'?t|caused|broke|"
                    r"returned|filled|exceeded|crashed|hung|leaked|ran out)\b", re.I)
+_REPORTED = re.compile(r"^Problem: (?P<problem>.+?)\. Fix: (?P<fix>.+)$", re.S)
+_TROUBLE = re.compile(r"\b(?:error|errors|fail\w*|crash\w*|leak\w*|slow\w*|hang\w*|stuck|panic\w*|timeout|"
+                      r"wrong|broken|doesn'?t work|not working|regression)\b", re.I)
 _RUN_GOTCHA = re.compile(r'^`(?P<failed>[^`]+)` failed with "[^"]*"; (?:running `(?P<fix>[^`]+)`|`(?P<works>[^`]+)` works)')
+# One step of a plan or its label: an instruction for that change, done by the next session.
+_STEP = re.compile(r"^(?:(?:solution|fix|change|step|approach|option|plan|goal|idea|proposal)(?:\s*\d+)?\s*:|"
+                   r"(?:move|add|remove|inline|replace|extract|rename|create|update|make|use|call|pass|set|wrap|keep|"
+                   r"introduce|implement|delete|drop|split|convert|change|switch|return|store|skip)\b)", re.I)
+_WHY = re.compile(r"\b(?:because|since|so that|so (?:a|an|the|it|we|that|no|nothing)|to avoid|to prevent|to keep|"
+                  r"in order to|which means|as a result|that way|otherwise (?:the|a|it|we))\b", re.I)
 MIN_SUPPORT = 2  # sessions that make any learning worth a newcomer's time
 
 
@@ -59,7 +68,7 @@ def briefed(c: Cluster) -> bool:
     if c.type == "gotcha":
         return c.support >= MIN_SUPPORT or lasting_gotcha(c.text)
     if c.type == "decision":
-        return c.support >= MIN_SUPPORT or lasting(c.text)
+        return c.support >= MIN_SUPPORT or lasting_decision(c.text)
     if c.type == "fact":
         return c.support >= MIN_SUPPORT
     return False
@@ -71,6 +80,13 @@ def lasting(text: str) -> bool:
     return bool(_RULE.search(text)) and not _NARRATIVE.match(text) and not _PAST.match(text)
 
 
+def lasting_decision(text: str) -> bool:
+    """A choice still in force, with its reason: how things are done and why, not one step of a plan
+    ("Move the `Flush()` into the caller", "Solution: inline the mapping") nor a change made."""
+    text = text.strip()
+    return lasting(text) and _WHY.search(text) is not None and not _STEP.match(text)
+
+
 def lasting_gotcha(text: str) -> bool:
     """A gotcha that would bite again: an environment failure with its fix, a command's flag that
     makes it work, or a lesson stated as how something behaves. A run that failed and worked after
@@ -79,6 +95,8 @@ def lasting_gotcha(text: str) -> bool:
         if run.group("fix"):
             return True
         return _new_option(run.group("failed"), run.group("works"))
+    if reported := _REPORTED.match(text):  # the person's report and the agent's finding: the finding must hold
+        return bool(_TROUBLE.search(reported.group("problem"))) and lasting(reported.group("fix"))
     return lasting(text)
 
 

@@ -82,6 +82,8 @@ _NUMBERED = re.compile(
     r"improvements?|issues?|changes?|fixes)\s+#?\d+(?:\s*(?:and|,|-|–|to|&)\s*#?\d+)*\b",
     re.I,
 )
+_LEANS = re.compile(r"\b(?:the )?same (?:benefit|issue|problem|fix|thing|reason|approach|pattern|logic|change)\b|"
+                    r"\bas (?:above|before|mentioned|discussed|shown above)\b", re.I)
 _HALF_COPIED = re.compile(r"::\s|,\s*\d+:\s*$|\b\d+:\s*$")
 _PROSE_CHAR = re.compile(r"[A-Za-z\s,.'’;:!?()-]")
 
@@ -153,7 +155,8 @@ def problem(text: str) -> str | None:
         return "fragment"
     if _NARRATION.match(stripped) or _STATUS.match(stripped):
         return "narration"
-    if _DANGLING.match(stripped) or _NUMBERED.search(stripped) or _HALF_COPIED.search(stripped):
+    if _DANGLING.match(stripped) or _NUMBERED.search(stripped) or _HALF_COPIED.search(stripped) \
+            or _LEANS.search(stripped):
         return "does not stand alone"
     if is_ephemeral(stripped):
         return "ephemeral"
