@@ -31,7 +31,7 @@ LearningType.__doc__ = "One kind of learning and where it shows: in a note, MEMO
 
 # The rows stand in the order a note lists its learnings (and the LLM extractor's schema names them).
 # Commands have no summary section of their own: the summary shows one per purpose under
-# "How to build and test" (memgit.consolidate.heuristic.briefing.purposes). Which learnings of a
+# "How to build and test" (memgit.consolidate.heuristic.howto.purposes). Which learnings of a
 # section reach the summary at all is memgit.consolidate.heuristic.selection's call.
 TYPES = {t.name: t for t in (
     LearningType("preference", rank=0, topic="Preferences", topic_order=2, section="Preferences and conventions",

@@ -15,13 +15,11 @@ import re
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 
-from memgit.extract.heuristic.commands import displayed, partial
 from memgit.extract.heuristic.filters import problem
-from memgit.extract.heuristic.shell import program
 from memgit.core.scopes import Project
 from memgit.consolidate._budget import Document, Line
-from memgit.consolidate.heuristic import skills as skills_mod
-from memgit.consolidate.heuristic.graph import Cluster, code_spans, tier
+from memgit.consolidate.heuristic import howto, skills as skills_mod
+from memgit.consolidate.heuristic.graph import Cluster, tier
 from memgit.consolidate.heuristic.memory import NoteInfo
 from memgit.consolidate.heuristic.memory_md import link_label
 from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, MIN_PROJECTS
@@ -38,10 +36,6 @@ MAX_PINNED_CHARS = 800  # of one pinned note in the summary; MEMORY.md links the
 MIN_PINNED_CHARS = 160
 MAX_ABOUT = 320
 RECENT_SESSIONS = 4
-PER_PURPOSE = 2  # programs shown for one purpose (a Go build and the frontend's npm build)
-PURPOSES = ("build", "test", "lint", "typecheck", "format", "run", "ci", "install")
-_PURPOSE_LABEL = {"build": "Build", "test": "Test", "lint": "Lint", "typecheck": "Type-check", "format": "Format",
-                  "run": "Run", "ci": "CI locally", "install": "Set up", "other": "Also"}
 PROJECT_SECTIONS = ("How to build and test", "Pinned notes", *dict.fromkeys(_SECTION.values()),
                     "Latest work", "Where to look deeper")
 GLOBAL_SECTIONS = ("Pinned notes", "Preferences", "Across projects", "Where to look deeper")
@@ -101,152 +95,6 @@ def more_pinned(doc: Document, paths: Sequence[str], branch: str) -> None:
     if not doc.offer(Line("Where to look deeper", "- More pinned notes: " + ", ".join(paths), (2,))):
         doc.offer(Line("Where to look deeper", f"- {plural(len(paths), 'more pinned note')}: "
                                                f"`memgit show {branch}:notes/`", (2,)))
-
-
-# ---- how to build, test and run ------------------------------------------------------------------
-
-_CD = re.compile(r"^\s*cd\s+(?P<dir>[^\s;&|]+)\s*&&\s*")
-
-
-def purposes(clusters: Sequence[Cluster], replaced: Collection[str] = ()) -> list[tuple[tuple[str, ...], Cluster]]:
-    """The [command]s worth a line, by purpose (build, test, …): for each purpose, directory and
-    program, the most recent form that worked on the whole project (a run of one file or test only
-    when nothing else is known); at most PER_PURPOSE programs a purpose, the latest first (`go build`
-    and `npm run build` in one project). A chain is kept only for a purpose no single command covers.
-    A command whose program a later rule replaced (`replaced`: "npm" after "use pnpm instead of npm")
-    is left out."""
-    latest: dict[tuple[tuple[str, ...], str, str], Cluster] = {}
-    for c in clusters:
-        if c.type != "command" or c.superseded_by is not None:
-            continue
-        form = _form(c)
-        spans = code_spans(form)
-        if replaced and any(program(_CD.sub("", span)) in replaced for span in spans):
-            continue
-        kinds = skills_mod.categories(c) or ("other",)
-        key = (kinds, _directory(form), _tool(spans[0]) if spans else "")
-        held = latest.get(key)
-        if held is None or _preferred(c) > _preferred(held):
-            latest[key] = c
-    single = {kinds[0] for kinds, _, _ in latest if len(kinds) == 1}
-    chosen: dict[tuple[tuple[str, ...], str], list[Cluster]] = {}
-    for (kinds, where, _), c in sorted(latest.items(), key=lambda kv: _preferred(kv[1]), reverse=True):
-        if len(kinds) > 1 and set(kinds) <= single:
-            continue
-        group = chosen.setdefault((kinds, where), [])
-        if len(group) < PER_PURPOSE and (not group or _clean(_form(c))[0]):
-            group.append(c)
-    order = [*PURPOSES, "other"]
-    return sorted(((kinds, c) for (kinds, _), group in chosen.items() for c in group),
-                  key=lambda kc: (len(kc[0]) > 1, [order.index(k) if k in order else len(order) for k in kc[0]],
-                                  _directory(_form(kc[1]))))
-
-
-_WRAPPERS = frozenset("uv run poetry pipenv pdm hatch npx pnpx bunx exec python python3 -m bundle rye".split())
-
-
-def _tool(span: str) -> str:
-    """The tool a command runs, past its runner (`uv run pytest -x` -> pytest; `npm run build` -> npm)."""
-    words = _display(_CD.sub("", span)).split()
-    return next((w for w in words if w not in _WRAPPERS and not w.startswith("-")), words[0] if words else "")
-
-
-_DISPLAY_TAIL = re.compile(r"\s*\|\s*(?:head|tail|grep|egrep|rg|less|more|tee|cat|sort|uniq|wc|cut|column|jq)\b[^|]*$")
-_REDIRECT = re.compile(r"\s*(?:\d?>&\d|&>\s*\S+|\d?>>?\s*/dev/null)")
-_ECHO = re.compile(r"\s*&&\s*echo\s+(?:\"[^\"]*\"|'[^']*'|\S+)")
-
-
-def _display(span: str) -> str:
-    """A command as a newcomer would type it: display pipes (`| tail -20`), redirects and progress
-    echoes set aside, its arguments and flags kept."""
-    text = _ECHO.sub("", span)
-    while (cut := _DISPLAY_TAIL.sub("", _REDIRECT.sub("", text))) != text:
-        text = cut
-    return " ".join(text.split())
-
-
-def _directory(text: str) -> str:
-    """The sub-directory a command runs in (`cd web/frontend && npm run build`), "" for the root."""
-    spans = code_spans(text)
-    found = _CD.match(spans[0]) if spans else None
-    return found.group("dir").strip("./") if found and not found.group("dir").startswith(("/", "~")) else ""
-
-
-def _clean(text: str) -> tuple[bool, bool]:
-    """(on the whole project, without a display pipe) for a [command]'s text."""
-    spans = code_spans(text)
-    return (not any(partial(_CD.sub("", s)) for s in spans), not any(displayed(s) for s in spans))
-
-
-def _preferred(c: Cluster) -> tuple:
-    """Whole project over part of it, then without a display pipe (`| tail`), then the latest."""
-    return (*_clean(_form(c)), c.recency, -c.support, c.text)
-
-
-def _form(c: Cluster) -> str:
-    """The wording of a [command] to show: its latest form, of the cleanest forms it was seen in."""
-    best = max(c.occurrences, key=lambda o: (*_clean(o.text), o.when, o.text))
-    return best.text
-
-
-# How the extractor phrases a command it saw pass ("Tests run with `go test ./...`.", "Build and lint with
-# `…`."): the briefing shows the command itself; the agent's advice ("Run with `-loglevel debug`.") as said.
-_VERB = r"(?:test|lint|format|type-check|build|run|run CI|install)"
-_PHRASED = re.compile(r"^(?:Tests run|Lint|Format|Type-check|Build|Run the project|Run the CI workflow locally|"
-                      rf"Install or set up|[A-Z][a-z-]+(?:, {_VERB})* and {_VERB}) with `[^`]+`\.$")
-
-
-def command_line(kinds: tuple[str, ...], c: Cluster) -> str:
-    """"- Test: `go test ./...`": the purpose, then the command as a newcomer would type it (display
-    pipes, redirects and noise flags set aside; the sub-directory it runs in kept)."""
-    form = _form(c)
-    spans = code_spans(form)
-    if not spans or not _PHRASED.match(form):  # the agent's advice ("Run cc-backend with `-loglevel debug`."): as said
-        return f"- {form}"
-    shown = []
-    for span in spans:
-        cd = _CD.match(span)
-        text = _display(_CD.sub("", span))
-        shown.append(f"`{cd.group(0).strip() + ' ' if cd and _directory(form) else ''}{text}`")
-    label = " and ".join(_PURPOSE_LABEL.get(k, k) for k in dict.fromkeys(kinds)).capitalize()
-    if _directory(form):
-        label += f" ({_directory(form)})"
-    return f"- {label}: {', '.join(shown)}"
-
-
-# ---- what a later rule replaced ----------------------------------------------------------------
-
-_INSTEAD = re.compile(r"\b(?:use|prefer|switch to|go with|stick (?:to|with))\s+`?(?P<new>[\w.-]+)`?\s+(?:instead of|rather than|"
-                      r"over|not)\s+`?(?P<old>[\w.-]+)`?|\binstead of\s+`?(?P<old2>[\w.-]+)`?,?\s+use\s+`?(?P<new2>[\w.-]+)",
-                      re.I)
-
-
-def replaced_programs(clusters: Sequence[Cluster]) -> set[str]:
-    """Programs a holding rule replaced ("Use pnpm instead of npm" -> {"npm"}) after their last use:
-    the later holds, and the briefing never shows both."""
-    last_use: dict[str, str] = {}
-    for c in clusters:
-        if c.type == "command":
-            for o in c.occurrences:
-                for span in code_spans(o.text):
-                    name = program(_CD.sub("", span))
-                    last_use[name] = max(last_use.get(name, ""), o.when)
-    out = set()
-    for c in clusters:
-        if c.type not in ("preference", "convention") or c.superseded_by is not None:
-            continue
-        match = _INSTEAD.search(c.text)
-        if match is None:
-            continue
-        old = (match.group("old") or match.group("old2") or "").lower()
-        if old and old in last_use and last_use[old] <= c.recency:
-            out.add(old)
-    return out
-
-
-def _runs(c: Cluster, programs: Collection[str]) -> bool:
-    """The learning quotes a command of one of these programs (a gotcha about `npm run build`)."""
-    return bool(programs) and any(program(_CD.sub("", span)) in programs for span in code_spans(c.text))
 
 
 # ---- the learnings that earn a line ----------------------------------------------------------------
@@ -342,10 +190,10 @@ def project_summary(label: str, scope: str, project: Project | None, notes: Sequ
     if not_fitting:
         more_pinned(doc, not_fitting, branch)
     doc.offer(Line("", f"{plural(len(notes), 'session')}{span} (branch {branch} of the memory repository).", (2,)))
-    replaced = replaced_programs(holding)
-    for i, (kinds, c) in enumerate(purposes(clusters, replaced)):
-        doc.offer(Line("How to build and test", command_line(kinds, c), (i,)))
-    current = [c for c in holding if c.type in ("preference", "convention") or not _runs(c, replaced)]
+    replaced = howto.replaced_programs(holding)
+    for i, (kinds, c) in enumerate(howto.purposes(clusters, replaced)):
+        doc.offer(Line("How to build and test", howto.command_line(kinds, c), (i,)))
+    current = [c for c in holding if c.type in ("preference", "convention") or not howto.runs(c, replaced)]
     for i, c in enumerate(_capped(current, _SECTION)):
         if line := sentence(c):
             doc.offer(Line(_SECTION[c.type], line, (i,)))

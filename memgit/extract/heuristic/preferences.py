@@ -23,7 +23,7 @@ from memgit.extract.heuristic import compaction, instructed
 from memgit.extract.heuristic.candidate import Candidate, concreteness, reasoned
 from memgit.extract.heuristic.session import Session
 from memgit.extract.heuristic.standing import correction_worth_keeping
-from memgit.extract.heuristic.text import fit_sentences, plain, sentence_case, sentences, units, words
+from memgit.extract.heuristic.text import fit_sentences, sentence_case, sentences, words
 
 MAX_RULE = 240
 MAX_CORRECTION = 300
