@@ -102,9 +102,7 @@ def _global_memory(projects: Mapping[str, tuple[str, int]], shared: Sequence[Clu
     head = [
         "# Memory across projects",
         "",
-        f"{briefing.plural(general, 'preference')} the user stated in general terms, and "
-        f"{briefing.plural(len(shared) - general, 'learning')} that {scope.MIN_PROJECTS} or more projects share — "
-        f"from {briefing.plural(n_notes, 'session note')} in "
+        f"{briefing.holds(general, len(shared) - general)} — from {briefing.plural(n_notes, 'session note')} in "
         f"{briefing.plural(sum(1 for _, n in projects.values() if n), 'project')}. {memory_md.TIER_LEGEND}",
         "Never a command, a path or a fact of one project: those stay on the project's branch. Each names its "
         "notes (`memgit show <branch>:<path>`); memgit rewrites this file on every consolidation.",

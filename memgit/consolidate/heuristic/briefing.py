@@ -235,13 +235,7 @@ def global_summary(projects: Mapping[str, tuple[str, int]], shared: Sequence[Clu
     scopes = sum(1 for _, n in projects.values() if n)
     shown = [c for c in _capped_global(shared) if not problem(c.text)]
     general = sum(1 for c in shown if len(c.sources) < MIN_PROJECTS)
-    what = []
-    if general:
-        what.append(f"{plural(general, 'preference')} the user stated in general terms")
-    if len(shown) - general:
-        what.append(f"{plural(len(shown) - general, 'learning')} that {MIN_PROJECTS} or more projects share")
-    doc.offer(Line("", (" and ".join(what) or "Nothing that holds across projects yet")
-                   + f" ({plural(scopes, 'project')} in memory).", (1,)))
+    doc.offer(Line("", f"{holds(general, len(shown) - general)} ({plural(scopes, 'project')} in memory).", (1,)))
     if shown:
         doc.offer(Line("Where to look deeper", "- Each with its notes, and every project: `memgit show main:MEMORY.md`",
                        (0,)))
@@ -250,6 +244,17 @@ def global_summary(projects: Mapping[str, tuple[str, int]], shared: Sequence[Clu
         section = "Preferences" if len(c.sources) < MIN_PROJECTS else "Across projects"
         doc.offer(Line(section, f"- {c.text}{where}", (_type_order(c.type), i)))
     return doc.text()
+
+
+def holds(general: int, shared: int) -> str:
+    """What main holds, truthfully: "2 preferences the user stated in general terms and 1 learning that
+    2 or more projects share"."""
+    what = []
+    if general:
+        what.append(f"{plural(general, 'preference')} the user stated in general terms")
+    if shared:
+        what.append(f"{plural(shared, 'learning')} that {MIN_PROJECTS} or more projects share")
+    return " and ".join(what) or "Nothing that holds across projects yet"
 
 
 def _capped_global(shared: Sequence[Cluster]) -> list[Cluster]:

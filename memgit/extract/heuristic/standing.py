@@ -120,8 +120,8 @@ _QUOTED = re.compile(r'^[^"]*:\s*"(?P<said>.*)"\s*$', re.S)
 def words_of(text: str) -> str:
     """The person's words in a learning: the quote of a correction, else the text; leading filler dropped."""
     text = text.strip()
-    if text.startswith(CORRECTION) and (quoted := _QUOTED.match(text)):
-        text = quoted.group("said")
+    if text.startswith(("The user ", CORRECTION)) and (quoted := _QUOTED.match(text)):
+        text = quoted.group("said")  # "The user prefers simple designs: "…"": what they said is the evidence
     return _FILLER.sub("", text).strip()
 
 
@@ -177,10 +177,11 @@ def standing(text: str) -> bool:
 
 
 def stated_generally(text: str) -> bool:
-    """Standing in every project: stated in general terms or as the person's own taste (the global
-    scope takes a one-project rule only when two projects share it)."""
+    """Standing in every project: stated in general terms or as the person's own taste, as a rule of
+    its own (not a quoted remark about one piece of work). The global scope takes a one-project rule
+    only when two projects share it."""
     said = words_of(text)
-    return not text.startswith(CORRECTION) and (general(said) or first_person(said)) and not task_step(said)
+    return said == text.strip() and (general(said) or first_person(said)) and not task_step(said)
 
 
 def correction_worth_keeping(text: str) -> bool:
