@@ -61,9 +61,9 @@ def main() -> None:
         home, repo = tmp / "home", tmp / "mem"
         size = lay_out_scale(home)
         env = {**user_env(home), "MEMGIT_HOME": str(repo)}
-        memgit = [PYTHON, "-m", "memgit.cli.commands"]
+        memgit = [PYTHON, "-m", "memgit.cli.commands"]  # run from tmp: `-m` puts the cwd first on sys.path
         t0 = time.perf_counter()
-        done = subprocess.run([*memgit, "sync", "--all", "--json"], env=env, capture_output=True, text=True)
+        done = subprocess.run([*memgit, "sync", "--all", "--json"], env=env, capture_output=True, text=True, cwd=tmp)
         if done.returncode != 0:
             raise SystemExit(f"sync failed:\n{done.stderr[-2000:]}")
         seconds = time.perf_counter() - t0
@@ -81,7 +81,7 @@ def main() -> None:
              "--labels", str(EVAL / "scale_labels.json"), "--prompts", str(EVAL / "scale_prompts.json"),
              "--briefing-labels", str(EVAL / "scale_briefing_labels.json"), "--corpus", str(SCALE)]
             + (["-v"] if args.verbose else []),
-            env={**env, "PYTHONPATH": str(SRC)}, capture_output=True, text=True, check=True)
+            env={**env, "PYTHONPATH": str(SRC)}, capture_output=True, text=True, check=True, cwd=tmp)
         print(hooks.stdout, end="")
         figures = HOOKS_LINE.search(hooks.stdout)
         if figures is None:
@@ -107,7 +107,7 @@ def main() -> None:
             payload = json.dumps({"session_id": "bench", "cwd": MAIN_CHECKOUT, "source": "startup",
                                   "hook_event_name": "SessionStart"})
             out = subprocess.run([*memgit, "hook", "session-start"], input=payload, env=env,
-                                 capture_output=True, text=True).stdout
+                                 capture_output=True, text=True, cwd=tmp).stdout
             print("\n" + json.loads(out)["hookSpecificOutput"]["additionalContext"] if out.strip() else "(no briefing)")
     finally:
         if not args.keep:
