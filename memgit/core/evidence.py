@@ -42,9 +42,9 @@ DOMINANCE = 3  # the accepted candidate outweighs every competitor of its tier t
 MIN_WEAK = 2  # weak evidence alone: at least one link or two mentions
 
 FORGES = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
-_FORGE_URL = re.compile(
-    r"(?<![\w.-])(?:(?:https?|ssh|git)://)?(?:[\w.-]+@)?(?P<host>github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)"
-    r"[:/](?P<owner>[A-Za-z0-9_.-]+)/(?P<repo>[A-Za-z0-9_.-]+)(?P<rest>/[^\s\"'<>)\]]*)?", re.IGNORECASE)
+_FORGE_URL = re.compile(  # scheme and user (https://, git@) are not needed to name the repository
+    r"(?<![\w.-])(?P<host>github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)"
+    r"[:/](?P<owner>[A-Za-z0-9_.-]+)/(?P<repo>[A-Za-z0-9_.-]+)(?P<rest>/[^\s\"'<>)\]]*)?")
 _PAGES = re.compile(r"/(?:blob|tree|issues|pulls?|releases|actions|wiki|compare|commits?|discussions|tags)(?:/|$)")
 _REMOTE_LINE = re.compile(r"^\s*(?P<name>[\w.-]+)\s+(?P<url>\S+)\s+\((?:fetch|push)\)\s*$")
 _FETCH_URL = re.compile(r"^\s*(?:Fetch|Push)\s+URL:\s*(?P<url>\S+)\s*$")
@@ -80,7 +80,7 @@ def repository(transcript: Transcript, name: str, roots: Iterable[str] = ()) -> 
         roots: the project's directory as the transcript spells it (its cwd, the root after the worktree
             rules): a command that changes to another directory is not about the project.
     """
-    return decide(candidates(transcript, roots or ([transcript.cwd] if transcript.cwd else [])), name)
+    return decide(candidates(transcript, roots or ([transcript.cwd] if transcript.cwd else []), name=name), name)
 
 
 def decide(found: Counter[tuple[str, str]], name: str) -> Finding | None:
@@ -119,18 +119,20 @@ def _why(found: Counter[tuple[str, str]], remote: str) -> str:
 _ORDER = {tier: i for i, tier in enumerate((ORIGIN, GIT, MANIFEST, PACKAGE, LINK, MENTION))}
 
 
-def candidates(transcript: Transcript, roots: Iterable[str]) -> Counter[tuple[str, str]]:
-    """Count every (tier, normalised remote) the transcript's tool calls name."""
+def candidates(transcript: Transcript, roots: Iterable[str], *, name: str | None = None) -> Counter[tuple[str, str]]:
+    """Count every (tier, normalised remote) the transcript's tool calls name; with `name`, links and mentions
+    only of repositories of that name (the others can never be chosen: counting them costs time only)."""
     here = {os.path.normpath(r) for r in roots if r}
+    wanted = name.casefold() if name else None
     found: Counter[tuple[str, str]] = Counter()
     for turn in transcript.turns:
         for call in turn.tool_calls:
             if call.output and not call.is_error:
-                _from_call(call, here, found)
+                _from_call(call, here, found, wanted)
     return found
 
 
-def _from_call(call: ToolCall, here: set[str], found: Counter[tuple[str, str]]) -> None:
+def _from_call(call: ToolCall, here: set[str], found: Counter[tuple[str, str]], wanted: str | None) -> None:
     output = call.output
     strong: Counter[tuple[str, str]] = Counter()  # what this call says in a stronger form than a mention
     if call.kind == "shell" and (command := call.command) and not _elsewhere(command, here):
@@ -166,6 +168,8 @@ def _from_call(call: ToolCall, here: set[str], found: Counter[tuple[str, str]]) 
         return
     said = {remote for _, remote in strong}
     for m in _FORGE_URL.finditer(output):
+        if wanted is not None and m["repo"].casefold().removesuffix(".git").rstrip(".,;:") != wanted:
+            continue
         remote = _normalised(_forge(m))
         if remote and remote not in said:
             found[(LINK if m["rest"] and _PAGES.match(m["rest"]) else MENTION, remote)] += 1
