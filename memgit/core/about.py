@@ -64,7 +64,7 @@ _BOILERPLATE = re.compile(
 _IMPERATIVE = frozenset(
     "always never do don't dont use run please you make be avoid prefer ensure follow read keep note when if "
     "before after see check install clone to for first important warning welcome thanks thank".split())
-MIN_CHARS, MIN_WORDS = 40, 6
+MIN_CHARS, MIN_WORDS = 25, 5
 
 
 @dataclass(frozen=True, slots=True)

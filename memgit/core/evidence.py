@@ -260,16 +260,20 @@ _BLANK = re.compile(r"^\s*(?:\d+(?:→|\t))?\s*$")  # an empty line, with or wit
 
 
 def _beginning(output: str) -> str:
-    """The file's beginning a (trimmed) output shows: the head, without its last paragraph when the
-    trim may have cut it (the tail is the file's end, not its beginning)."""
+    """The file's beginning a (trimmed) output shows: the head, its last paragraph cut after its last whole
+    sentence (the trim may have cut it mid-sentence), or left out when it has none; the tail is the file's
+    end, not its beginning."""
     parts = _TRIMMED.split(output, maxsplit=1)
     if len(parts) == 1:
         return output
     lines = parts[0].split("\n")
-    for i in range(len(lines) - 1, 0, -1):
-        if _BLANK.match(lines[i]):
-            return "\n".join(lines[:i])
-    return ""
+    start = next((i for i in range(len(lines) - 1, 0, -1) if _BLANK.match(lines[i])), 0)
+    kept, last = "\n".join(lines[:start]), "\n".join(lines[start:])
+    ends = [m.end() for m in _SENTENCE_END.finditer(last)]
+    return f"{kept}\n{last[:ends[-1]]}" if ends else kept
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s)")
 
 
 def _shown_file(call: ToolCall) -> str | None:

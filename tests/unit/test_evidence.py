@@ -155,7 +155,11 @@ def test_project_files_are_the_reads_of_the_root_files_from_their_first_line():
                      "instructions": "The project doc."}
 
 
-def test_a_trimmed_read_keeps_the_head_without_its_cut_paragraph():
-    out = "1\t# Title\n2\t\n3\tFirst paragraph says what it is.\n4\t\n5\tSecond is cut mid\n…[9000 chars trimmed]…\nend of file"
+@pytest.mark.parametrize(("cut", "kept"), [
+    ("5\tSecond is cut mid", ""),
+    ("5\tSecond says more. And then it is cut mid", "\n4\t\n5\tSecond says more."),
+])
+def test_a_trimmed_read_keeps_the_head_and_the_whole_sentences_of_its_cut_paragraph(cut, kept):
+    out = f"1\t# Title\n2\t\n3\tFirst paragraph says what it is.\n4\t\n{cut}\n…[9000 chars trimmed]…\nend of file"
     files = evidence.project_files(transcript(read(f"{CWD}/README.md", out)), roots=[CWD])
-    assert files["README.md"] == "1\t# Title\n2\t\n3\tFirst paragraph says what it is."
+    assert files["README.md"] == "1\t# Title\n2\t\n3\tFirst paragraph says what it is." + kept
