@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 LIMIT = 300  # characters of the description, cut at a sentence
+SENTENCES = 2  # one or two lines on what the project is: what follows is history, usage, detail
 FILES = ("README.md", "CLAUDE.md", "AGENTS.md", "GEMINI.md")  # a project's own files, best first
 INSTRUCTIONS = "instructions"  # what a Codex/Gemini harness recorded as the project's instruction file
 CHECKOUT, SESSION = "checkout", "session"
@@ -168,10 +169,9 @@ def _descriptive(text: str) -> bool:
 _ABBREVIATIONS = re.compile(r"(?i)\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|no|ca)\.$")
 
 
-def cut(text: str, limit: int = LIMIT) -> str:
-    """`text` within `limit` characters: whole sentences while they fit, else the first one cut at a word."""
-    if len(text) <= limit:
-        return text
+def cut(text: str, limit: int = LIMIT, most: int = SENTENCES) -> str:
+    """`text` within `limit` characters and `most` sentences: whole sentences while they fit, else the first
+    one cut at a word."""
     sentences: list[str] = []
     for piece in re.split(r"(?<=[.!?])\s+", text):
         if sentences and _ABBREVIATIONS.search(sentences[-1]):
@@ -179,7 +179,7 @@ def cut(text: str, limit: int = LIMIT) -> str:
         else:
             sentences.append(piece)
     kept = ""
-    for sentence in sentences:
+    for sentence in sentences[:most]:
         joined = f"{kept} {sentence}".strip()
         if len(joined) > limit:
             break

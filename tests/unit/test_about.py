@@ -51,8 +51,7 @@ CC_CLAUDE_MD = """1\t# CLAUDE.md
 def test_cc_backend_readme_skips_the_note_the_title_and_the_badge():
     assert first_paragraph(CC_README) == (
         "This is a Golang backend implementation for a REST and GraphQL API according to the ClusterCockpit "
-        "specifications. It also includes a web interface for ClusterCockpit. This implementation replaces the "
-        "previous PHP Symfony based ClusterCockpit web interface.")
+        "specifications. It also includes a web interface for ClusterCockpit.")  # two sentences at most
 
 
 def test_cc_backend_claude_md_skips_the_guidance_boilerplate():
@@ -91,6 +90,7 @@ def test_a_long_paragraph_is_cut_at_a_sentence_within_the_limit():
     one = "word " * 100
     assert first_paragraph(f"# P\n\nPinion is {one}") .endswith("…")
     assert about.cut("See e.g. the docs. Then more.", 20) == "See e.g. the docs."
+    assert about.cut("One. Two. Three.") == "One. Two."
 
 
 # ---- PROJECT.md's body ----------------------------------------------------------------------------
