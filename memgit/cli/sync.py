@@ -79,6 +79,7 @@ def _sync_text(result) -> str:
             lines.append(f"consolidation failed (the sessions are recorded; the next sync retries): "
                          f"{result.consolidation_error}")
         lines += [f"imported Claude Code memory {i['source']} onto {i['branch']}" for i in s["imported"]]
+        lines += [f"joined {j['joined']} into {j['into']}: one repository ({j['remote']})" for j in s.get("joined", [])]
         lines += [f"warning: {w}" for w in result.warnings]
         if result.too_old:
             lines.append(f"{result.too_old} session(s) are older than {result.max_age_days:g} days (max_age_days); "

@@ -189,11 +189,11 @@ def resolve(identity: Identity, projects: Sequence[Project], cwd: str | None = N
     if identity.remote:
         remote = portable_path(identity.remote)
         for project in ordered:
-            if remote in _remotes(project):
+            if remote in known_remotes(project):
                 return project
     path = portable_path(os.path.normpath(identity.path))
     for project in ordered:
-        if path in _paths(project):
+        if path in known_paths(project):
             return project
     if identity.in_repo:
         return None
@@ -201,18 +201,18 @@ def resolve(identity: Identity, projects: Sequence[Project], cwd: str | None = N
     best: Project | None = None
     best_len = -1
     for project in ordered:
-        for known in _paths(project):
+        for known in known_paths(project):
             if len(known) > best_len and any(_is_within(t, known) for t in targets):
                 best, best_len = project, len(known)
     return best
 
 
-def _remotes(project: Project) -> set[str]:
+def known_remotes(project: Project) -> set[str]:
     """Normalise the remotes a person may have pasted verbatim; skip blank ones."""
     return {portable_path(normalise_remote(r)) for r in project.remotes if r.strip()}
 
 
-def _paths(project: Project) -> set[str]:
+def known_paths(project: Project) -> set[str]:
     """Known paths as matching compares them (from `~`: PROJECT.md files written before may hold full ones)."""
     return {portable_path(os.path.normpath(p)) for p in project.paths if p.strip()}
 
@@ -225,9 +225,9 @@ def _is_within(path: str, root: str) -> bool:
 def with_identity(project: Project, identity: Identity) -> Project:
     """Return `project` also listing the identity's remote and path (itself when it already does)."""
     remotes, paths = project.remotes, project.paths
-    if identity.remote and identity.remote not in _remotes(project):
+    if identity.remote and identity.remote not in known_remotes(project):
         remotes = (*remotes, identity.remote)
-    if os.path.normpath(identity.path) not in _paths(project):
+    if os.path.normpath(identity.path) not in known_paths(project):
         paths = (*paths, identity.path)
     if (remotes, paths) == (project.remotes, project.paths):
         return project

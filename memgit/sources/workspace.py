@@ -191,6 +191,23 @@ def _git_identity(location: GitLocation) -> Identity:
     return Identity(key=key, remote=remote, path=path, name=last_part(key), in_repo=True)
 
 
+PROJECT_FILES = ("README.md", "CLAUDE.md", "AGENTS.md", "GEMINI.md")
+PROJECT_FILE_HEAD = 32_768  # characters read of each: the description is near the top
+
+
+def project_files(root: str) -> dict[str, str]:
+    """The beginning of the project's own README.md, CLAUDE.md, AGENTS.md and GEMINI.md at `root`
+    (those that exist and can be read), for memgit.core.about."""
+    found = {}
+    for name in PROJECT_FILES:
+        try:
+            with open(os.path.join(root, name), encoding="utf-8", errors="replace") as f:
+                found[name] = f.read(PROJECT_FILE_HEAD)
+        except (OSError, ValueError):  # missing, a directory, unreadable, a NUL in the path: nothing to say
+            continue
+    return found
+
+
 def resolve_cwd(cwd: str, projects: list[dict]) -> tuple[str | None, str, str, object]:
     """Resolve `cwd` to a project branch the way sync files its sessions.
 

@@ -51,32 +51,45 @@ def merge(cfg: Config, into: str, other: str) -> ProjectsMerged:
         a, b = find(repo, into), find(repo, other)
         if a == b:
             raise MemgitError(f"{into!r} and {other!r} are the same project ({a})")
-        heads = repo.branches()
-        p = joining.plan(repo, a, heads[a], heads[b])
-        if p.outcome == joining.CONFLICT:
-            raise ConflictError(joining.conflict_advice(a, b, p.conflicts).replace(
-                "push, and pull again", "then run `memgit projects merge` again"))
-        mine, theirs = joining.project(repo, a, heads[a]), joining.project(repo, b, heads[b])
-        if mine is None or theirs is None:
-            raise MemgitError(f"PROJECT.md on {a if mine is None else b} cannot be read; mend it, then retry")
-        joined = replace(rules.united(mine, theirs), body=mine.body, extra=mine.extra)
-        text = scopes.render_project_md(joined).encode("utf-8")
-        if p.outcome == joining.MERGED:
-            p.changes[rules.PROJECT_FILE] = text
-            p.project_joined = True
-            head = joining.apply(repo, a, p, b)
-        else:  # one already holds the other: no merge commit needed, only both identities
-            head = joining.apply(repo, a, p, b)
-            message = format_message("merge", scopes.branch_slug(a), f"join {b}",
-                                     body=f"{b} is already in {a}: PROJECT.md now lists both identities")
-            head = repo.commit(a, {rules.PROJECT_FILE: text}, message, expected=head)
-        repo.delete_branch(b, expected=heads[b], into=a)
+        head, joined = join(repo, a, b)
         done = consolidate.run(repo, cfg, branches=[a], include_global=MAIN in repo.branches())
         briefing.refresh(repo, cfg, {a, b, *(c.branch for c in done)})
         install.publish_skills(repo, cfg)
         search.refresh_index(repo, cfg)
         return ProjectsMerged(a, b, repo.head(a) or head, list(joined.remotes), list(joined.paths),
                               [c.scope for c in done])
+
+
+def join(repo, a: str, b: str) -> tuple[str, scopes.Project]:
+    """Join project branch `b` into `a` in an open repository (the caller holds the sync lock) and
+    delete `b`; return a's head and its PROJECT.md now. Derived files are left to the next consolidation.
+
+    Raises:
+        ConflictError: a file differs on the two branches (nothing was changed), or a branch moved.
+        MemgitError: a PROJECT.md cannot be read.
+        SecretFound: the gate refused a file of `b`; nothing was changed.
+    """
+    heads = repo.branches()
+    p = joining.plan(repo, a, heads[a], heads[b])
+    if p.outcome == joining.CONFLICT:
+        raise ConflictError(joining.conflict_advice(a, b, p.conflicts).replace(
+            "push, and pull again", "then run `memgit projects merge` again"))
+    mine, theirs = joining.project(repo, a, heads[a]), joining.project(repo, b, heads[b])
+    if mine is None or theirs is None:
+        raise MemgitError(f"PROJECT.md on {a if mine is None else b} cannot be read; mend it, then retry")
+    joined = replace(rules.united(mine, theirs), body=mine.body or theirs.body, extra=mine.extra)
+    text = scopes.render_project_md(joined).encode("utf-8")
+    if p.outcome == joining.MERGED:
+        p.changes[rules.PROJECT_FILE] = text
+        p.project_joined = True
+        head = joining.apply(repo, a, p, b)
+    else:  # one already holds the other: no merge commit needed, only both identities
+        head = joining.apply(repo, a, p, b)
+        message = format_message("merge", scopes.branch_slug(a), f"join {b}",
+                                 body=f"{b} is already in {a}: PROJECT.md now lists both identities")
+        head = repo.commit(a, {rules.PROJECT_FILE: text}, message, expected=head)
+    repo.delete_branch(b, expected=heads[b], into=a)
+    return head, joined
 
 
 def find(repo, selector: str) -> str:

@@ -13,6 +13,7 @@ from memgit.store import ledger_cache
 from memgit.core import redact
 from memgit.config import Config
 from memgit.core.names import safe_name, safe_text
+from memgit.core.vocab import PREFIX
 from memgit.errors import LLMError, MemgitError, StorageError
 from memgit.core.redact import redact_transcript
 from memgit.verbs.sync_result import SessionResult, SyncResult
@@ -222,7 +223,8 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
     from memgit.verbs import consolidate as consolidation
     from memgit.verbs import briefing, install, search
 
-    moved = {r.branch for r in [*result.results, *result.imported] if r.sha}  # the hook's cache is keyed by heads
+    moved = _join_same_repository(repo, result)
+    moved |= {r.branch for r in [*result.results, *result.imported] if r.sha}  # the hook's cache is keyed by heads
     try:
         result.consolidated = consolidation.run(repo, cfg) if consolidate else []
     except StorageError:  # a full or read-only disk: the run says so and fails (the sessions are recorded)
@@ -242,6 +244,25 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
             (cfg.state_dir / SETTLED).write_text(json.dumps(repo.branches()), encoding="utf-8")
         except OSError:
             pass
+
+
+def _join_same_repository(repo, result: SyncResult) -> set[str]:
+    """Join the projects that came to list one remote (memgit.verbs.sync_place); the sessions filed on a
+    joined branch are reported on the branch that holds them now. Returns the branches that changed."""
+    from memgit.verbs.sync_place import join_same_repository
+
+    changed: set[str] = set()
+    for keep, gone, remote in join_same_repository(repo):
+        result.joined.append({"into": keep, "joined": gone, "remote": remote})
+        result.commits += 1
+        changed |= {keep, gone}
+        for r in [*result.results, *result.imported]:
+            if getattr(r, "branch", None) == gone:
+                r.branch = keep
+                for label in ("project", "scope"):  # SessionResult's and ImportResult's name for it
+                    if hasattr(r, label):
+                        setattr(r, label, keep.removeprefix(PREFIX))
+    return changed
 
 
 def ensure_repo(cfg: Config) -> bool:

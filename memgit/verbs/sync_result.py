@@ -41,6 +41,7 @@ class SyncResult:
     model_failures: int = 0  # sessions that failed because of the model (not of their transcript)
     too_old: int = 0  # transcripts not read only because they are older than max_age_days
     max_age_days: float = 0.0  # the window they are outside of (for the message)
+    joined: list[dict] = field(default_factory=list)  # {into, joined, remote}: one repository's projects joined
 
     def model_failure(self) -> str:
         """Why the run failed when every session it tried failed because of the model; "" otherwise.
@@ -75,6 +76,7 @@ class SyncResult:
             **({"consolidation_error": self.consolidation_error} if self.consolidation_error else {}),
             **({"warnings": self.warnings} if self.warnings else {}),
             **({"too_old": self.too_old} if self.too_old else {}),
+            **({"joined": self.joined} if self.joined else {}),
             "imported": [{"source": r.source, "branch": r.branch, "sha": r.sha} for r in self.imported if r.sha],
         }
 

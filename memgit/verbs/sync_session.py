@@ -15,7 +15,6 @@ from typing import Callable
 
 from memgit.core import ledger as ledger_mod
 from memgit.core import notes, redact, scopes, vocab
-from memgit.sources import workspace
 from memgit.config import Config
 from memgit.core.names import safe_label
 from memgit.core.selector import pick
@@ -25,6 +24,7 @@ from memgit.core.model import Extraction, Transcript
 from memgit.core.redact import redact_note, redact_transcript
 from memgit.verbs.sync_result import SessionResult
 from memgit.verbs.selection import Work
+from memgit.verbs.sync_place import Places
 from memgit.sources import registry
 from memgit.sources.files import SessionFile, sha256_range
 
@@ -80,43 +80,29 @@ class SyncRun:
         self.repo, self.cfg, self.ledger = repo, cfg, ledger
         self.extract, self.extractor_name = extract, extractor_name
         self.commits = 0
-        self.projects = []
         self.stop = ""  # why the model is not called again in this run (a missing or refused key, an outage)
         self.stop_recorded = False  # the session that met it has its `fail` commit
         self.unreachable = 0  # sessions in a row the model could not be reached for
         self.model_failures = 0  # sessions recorded as `fail` because of the model (see SyncResult.model_failure)
         self.warnings: list[str] = []  # for the run's result (a redo that kept a person's edit)
         self.halt = threading.Event()  # set by a worker on an auth failure: the others stop calling
-        for branch in repo.branches():
-            text = repo.read(branch, "PROJECT.md") if branch.startswith(vocab.PREFIX) else None
-            if text is None:
-                continue
-            try:
-                self.projects.append(scopes.parse_project_md(text.decode("utf-8", "replace"), branch))
-            except ValueError as e:  # a person's edit broke it: guessing could file sessions under the wrong project
-                raise MemgitError(f"PROJECT.md on {branch} is not valid ({e}); fix it on that branch "
-                                  f"(git switch {branch}) and run sync again") from e
+        self.places = Places(repo, self.clean, self.redact)
 
-    def project_for(self, cwd: str | None) -> tuple[str, str, str]:
-        """Return (branch, project name, scope label) for a session's cwd; main when unknown."""
-        if not cwd:
-            return MAIN, "", MAIN
-        identity, cwd = self.identify(cwd)
-        project = scopes.resolve(identity, self.projects, cwd=cwd)
-        if project is None:
-            project = scopes.new_project(identity, self.projects)
-            message = format_message("init", project.branch.removeprefix(vocab.PREFIX), f"project {project.name}",
-                                     body=f"Identity: {identity.key}")
-            self.repo.commit(project.branch, {"PROJECT.md": scopes.render_project_md(project).encode()},
-                             message, create_from=self.repo.root())
-            self.commits += 1
-            self.projects.append(project)
-        return project.branch, project.name, project.branch.removeprefix(vocab.PREFIX)
+    @property
+    def projects(self) -> list[scopes.Project]:
+        return self.places.projects
+
+    def project_for(self, cwd: str | None, transcript: Transcript | None = None) -> tuple[str, str, str]:
+        """Return (branch, project name, scope label) for a session's cwd; main when unknown (see sync_place)."""
+        before = self.places.commits
+        try:
+            return self.places.project_for(cwd, transcript)
+        finally:
+            self.commits += self.places.commits - before
 
     def identify(self, cwd: str) -> tuple[scopes.Identity, str]:
         """The identity of a cwd, and the cwd, as they are written (see scopes.written)."""
-        clean = self.clean
-        return scopes.written(workspace.identify(cwd), clean), clean(scopes.portable_path(cwd))
+        return self.places.identify(cwd)
 
     def clean(self, text: str) -> str:
         """A cwd, a path or a branch name as it may be written."""
@@ -192,8 +178,8 @@ class SyncRun:
             if t.end <= work.start and self.ledger.processed_end(key) >= 0 and work.why != "redo":
                 prep.done = SessionResult(key, "none", start=work.start, end=t.end, reason="nothing new")
                 return prep
-            prep.branch, prep.project, prep.scope = self.project_for(t.cwd)
-            t = redact_transcript(t, self.cfg.extra_redact_patterns)
+            t = redact_transcript(t, self.cfg.extra_redact_patterns)  # what placing reads may reach PROJECT.md
+            prep.branch, prep.project, prep.scope = self.project_for(t.cwd, t)
             prep.transcript = replace(t, cwd=t.cwd and self.clean(t.cwd), git_branch=t.git_branch and self.clean(t.git_branch))
         except TranscriptGone as e:  # deleted since it was listed: nothing to read, nothing to retry
             prep.done = SessionResult(key, "gone", start=work.start, end=work.start, reason=e.message)
