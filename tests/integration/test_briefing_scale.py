@@ -64,7 +64,12 @@ def test_the_briefing_fits_in_6000_characters_with_the_global_part_and_the_fence
 
 def test_it_opens_with_the_project_and_says_how_to_build_and_test_it(told):
     text = told["text"]
-    assert re.search(r"^## Project cc-backend \(branch `projects/cc-backend[\w-]*`\)$", text, re.M)
+    assert re.search(r"^## Project cc-backend \(branch `projects/cc-backend`\)$", text, re.M)
+    # what the project is, from the README its sessions read (there is no checkout): the line under the heading
+    about = text.split("(branch `projects/cc-backend`)\n", 1)[1].split("\n", 1)[0]
+    assert "ClusterCockpit" in about and not about.startswith(("<!--", "#")) and len(about) <= 320
+    branches = git(told["repo"], "branch", "--format=%(refname:short)").split()
+    assert [b for b in branches if b.startswith("projects/")] == ["projects/cc-backend"]  # five paths, one project
     commands = section(told["summary"], "How to build and test")
     assert "Build: `go build ./...`" in commands and "Test: `go test ./...`" in commands
     assert any("cd web/frontend && npm run build" in c for c in commands)  # the frontend's build, where it runs

@@ -160,15 +160,10 @@ def work_line(title: str, limit: int = 90) -> str:
 
 
 def about(project: Project | None) -> str:
-    """What the project is: the first paragraph of PROJECT.md's body (a person's words, or what memgit
-    found in the checkout's README or the sessions), one or two sentences."""
-    if project is None or not project.body.strip():
-        return ""
-    for paragraph in re.split(r"\n\s*\n", project.body.strip()):
-        text = " ".join(line.strip() for line in paragraph.splitlines() if not line.lstrip().startswith(("#", "<!--")))
-        if text:
-            return _clip(text, MAX_ABOUT)
-    return ""
+    """What the project is: PROJECT.md's description (memgit.core.about), one or two sentences."""
+    from memgit.core.about import about as described
+
+    return _clip(described(project) or "", MAX_ABOUT) if project is not None else ""
 
 
 def project_summary(label: str, scope: str, project: Project | None, notes: Sequence[tuple[str, NoteInfo]],
