@@ -90,7 +90,8 @@ def test_no_one_off_instruction_is_told_as_a_preference(told):
 
 def test_no_gotcha_is_one_session_s_debugging_trail(told):
     for gotcha in section(told["summary"], "Gotchas"):
-        assert not re.match(r"(?:Root cause|The (?:root cause|issue|problem|bug) (?:is|was)|Problem:|Mistake:)", gotcha)
+        assert not re.match(r"(?:Root cause|The (?:root cause|issue|problem|bug) (?:is|was)|Mistake:)", gotcha)
+        assert len(gotcha) <= 480 and not re.match(r"Problem: .{100}", gotcha)  # no pasted report
         trail = re.match(r'`([^`]+)` failed with "[^"]*"; `([^`]+)` works', gotcha)
         assert not (trail and program(trail.group(1)) == program(trail.group(2))
                     and "-" not in set(trail.group(2).split()) - set(trail.group(1).split())), gotcha

@@ -50,7 +50,21 @@ def sentence(c: Cluster) -> str | None:
     if problem(c.text) and c.type != "command":
         return None
     strength = f" ({plural(c.support, 'session')}{', ' + c.tier if c.tier else ''})" if c.support >= 2 else ""
-    return f"- {c.text}{strength}"
+    return f"- {_finding(c.text)}{strength}"
+
+
+_REPORTED = re.compile(r"^Problem: (?P<problem>.+?)\. Fix: (?P<fix>.+)$", re.S)
+MAX_REPORT = 100
+
+
+def _finding(text: str) -> str:
+    """A reported problem and its fix as one statement: a long report (a pasted query or log) gives
+    way to the finding, which says what holds."""
+    found = _REPORTED.match(text)
+    if found is None or len(found.group("problem")) <= MAX_REPORT:
+        return text
+    fix = found.group("fix").strip()
+    return fix[0].upper() + fix[1:]
 
 
 def one_line(text: str, limit: int) -> str:
