@@ -50,16 +50,35 @@ def test_errors_are_kept_longer_than_successes_and_unanswered_calls_say_so():
     assert "no result: interrupted" in cut
 
 
-def test_interrupts_compactions_and_subagents_are_labelled_and_harness_noise_dropped():
+def test_interrupts_compactions_plans_and_subagents_are_labelled():
     blocks = render_blocks(session(
-        Turn("user", "<system-reminder>internal</system-reminder>Fix it", "prompt"),
+        Turn("user", "Fix it", "prompt"),
         Turn("user", "[Request interrupted by user]", "interrupt"),
         Turn("user", "Summary: the user wants X", "compact_summary"),
+        Turn("user", "# Plan: resumable sync", "plan"),
         Turn("assistant", "Looked around.", sidechain=True),
     ))
     assert blocks == ["[user]\nFix it", "[user interrupted]",
                       "[summary of the earlier conversation, written by the agent]\nSummary: the user wants X",
+                      "[a plan the agent wrote and the user approved, to implement]\n# Plan: resumable sync",
                       "[subagent]\nLooked around."]
+
+
+def test_harness_text_is_labelled_as_the_harness_s_and_kept_short():
+    reminder = "The user opened the file src/sync.py in the IDE. " * 20
+    declined = ToolCall("t2", "Edit", {"file_path": "a.py"}, "", False, True, kind="edit", declined="keep the old name",
+                        harness="The user doesn't want to proceed with this tool use.")
+    refused = ToolCall("t3", "Bash", {"command": "rm -rf build"}, "", True, True, kind="shell",
+                       harness="This command requires approval")
+    blocks = render_blocks(session(Turn("user", reminder, "harness"), Turn("user", "Rename it", "prompt"),
+                                   Turn("assistant", tool_calls=[declined, refused])))
+    assert blocks[0].startswith("[inserted by the agent's harness, not typed by the user]\nThe user opened the file")
+    assert len(blocks[0]) < extract_llm.HARNESS_TEXT + 100
+    assert blocks[1] == "[user]\nRename it"
+    assert blocks[2] == '[tool Edit] a.py\n  (the user declined this call: keep the old name)'
+    assert blocks[3].startswith("[tool Bash] rm -rf build\n  (no output; the agent's harness answered instead: "
+                                "This command requires approval")
+    assert "ERROR" not in blocks[3]  # a refusal is not the tool's error
 
 
 def test_transcript_text_cannot_close_the_fence_around_it():
