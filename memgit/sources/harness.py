@@ -95,4 +95,4 @@ def refused(text: str) -> bool:
 
 
 def _first_line(text: str) -> str:
-    return text.lstrip()[:400].split("\n", 1)[0]
+    return text[:1000].lstrip()[:400].split("\n", 1)[0]

@@ -208,8 +208,10 @@ class RecordParser:
         output, said, words = cc.tool_answer(call.name, output, call.is_error)
         if words is not None:  # the person turned it down: their choice, not a failure
             call.is_error, call.declined = False, words
-        if call.kind == "plan" and not isinstance(call.input.get("plan"), str) and (plan := cc.approved_plan(said)):
-            call.input["plan"] = trim(plan, PROMPT_HEAD, PROMPT_TAIL, self.clean)
+        if call.kind == "plan" and words is None:
+            said, plan = cc.approved_plan(said)
+            if plan and not isinstance(call.input.get("plan"), str):  # older builds quote it only here
+                call.input["plan"] = trim(plan, PROMPT_HEAD, PROMPT_TAIL, self.clean)
         call.output = trim(output.strip(), OUTPUT_HEAD, OUTPUT_TAIL, self.clean)
         if said or reminders:
             call.harness = harness_text("\n".join(p for p in (said, *reminders) if p.strip()), self.clean)
