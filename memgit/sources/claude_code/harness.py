@@ -44,8 +44,6 @@ _HOOK_EVENT = re.compile(r"\b(?:PreToolUse|PostToolUse|PermissionRequest)(?::\w+
 _TOOL_ERROR = re.compile(r"\A\s*<tool_use_error>(?P<inner>.*?)(?:</tool_use_error>\s*)?\Z", re.S)
 _SUBAGENT_TRAILER = re.compile(r"(?:\n\s*)?^agentId: [\w-]+[^\n]*$(?:\s*<usage>.*?</usage>)?\s*\Z", re.S | re.M)
 _TRANSCRIPT_POINTER = re.compile(r"\S+\.jsonl\b")
-# The harness answers in a few lines, quoting the person at most at a prompt's length; a longer error is the tool's.
-_ERROR_SCAN = 20_000
 
 
 def tool_answer(name: str, text: str, is_error: bool) -> tuple[str, str, str | None]:
@@ -53,7 +51,7 @@ def tool_answer(name: str, text: str, is_error: bool) -> tuple[str, str, str | N
 
     The person's words are None unless they turned the call down ("" when they gave none).
     """
-    if is_error and len(text) <= _ERROR_SCAN:
+    if is_error:
         inner = _TOOL_ERROR.match(text)
         body = inner.group("inner") if inner else text
         if harness.declined(body):

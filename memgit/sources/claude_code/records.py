@@ -204,7 +204,9 @@ class RecordParser:
             return
         call.is_error = block.get("is_error") is True
         call.answered = True
-        output, reminders = _tool_output(block.get("content"))
+        # Bounded first (what a transcript keeps of an output), then told apart: the harness writes
+        # its answer at the head (a refusal) or the tail (a subagent's bookkeeping), both kept.
+        output, reminders = _tool_output(block.get("content"), self.clean)
         output, said, words = cc.tool_answer(call.name, output, call.is_error)
         if words is not None:  # the person turned it down: their choice, not a failure
             call.is_error, call.declined = False, words
@@ -212,7 +214,7 @@ class RecordParser:
             said, plan = cc.approved_plan(said)
             if plan and not isinstance(call.input.get("plan"), str):  # older builds quote it only here
                 call.input["plan"] = trim(plan, PROMPT_HEAD, PROMPT_TAIL, self.clean)
-        call.output = trim(output.strip(), OUTPUT_HEAD, OUTPUT_TAIL, self.clean)
+        call.output = output
         if said or reminders:
             call.harness = harness_text("\n".join(p for p in (said, *reminders) if p.strip()), self.clean)
 
@@ -229,8 +231,8 @@ class RecordParser:
 
 # -- text helpers ----------------------------------------------------------------------------
 
-def _tool_output(content: Any) -> tuple[str, list[str]]:
-    """The text of a tool_result (images as a placeholder) and the system reminders lifted out of it."""
+def _tool_output(content: Any, clean: Clean = _redact) -> tuple[str, list[str]]:
+    """The text of a tool_result (images as a placeholder), trimmed, and the system reminders lifted out of it."""
     if isinstance(content, list):
         parts = []
         for block in content:
@@ -247,7 +249,7 @@ def _tool_output(content: Any) -> tuple[str, list[str]]:
         content, reminders = lift_tags(content, ("system-reminder",))
     if MEMGIT_MARKER in content:  # `memgit context` run by the agent: our own memory, not evidence
         content = strip_tags(content, ("memgit-context",))
-    return content.strip(), reminders
+    return trim(content.strip(), OUTPUT_HEAD, OUTPUT_TAIL, clean), reminders
 
 
 def _between(text: str, tag: str) -> str:
