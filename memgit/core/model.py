@@ -91,9 +91,10 @@ class Turn:
     @property
     def origin(self) -> str:
         """PERSON, AGENT or HARNESS: who wrote this turn's text (a subagent's "user" is the agent)."""
-        if self.role != "user" or self.sidechain:
+        if self.role != "user":
             return AGENT
-        return USER_KINDS.get(self.kind, HARNESS)  # a kind no source should make: never the person's
+        origin = USER_KINDS.get(self.kind, HARNESS)  # a kind no source should make: never the person's
+        return AGENT if self.sidechain and origin == PERSON else origin
 
 
 @dataclass(slots=True)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memgit.core.model import HARNESS, PERSON, Transcript
+import pytest
+
+from memgit.core.model import AGENT, HARNESS, PERSON, USER_KINDS, ToolCall, Transcript, Turn
 from memgit.extract import heuristic
 from memgit.extract.heuristic import session
 from memgit.sources import codex, gemini
@@ -23,6 +25,33 @@ PERSON_RULE = "Never put emoji in commit messages."
 # Harness text shaped like rules a person states: the learners would take it if it were theirs.
 TEMPTING = ("Always use pnpm instead of npm in this repo", "never push to the main branch",
             "From now on always run the linter", "we always deploy with make release")
+
+
+ORIGINS = [
+    ("user", "prompt", False, PERSON), ("user", "queued", False, PERSON), ("user", "command", False, PERSON),
+    ("user", "instructions", False, PERSON), ("user", "plan", False, AGENT), ("user", "compact_summary", False, AGENT),
+    ("user", "interrupt", False, HARNESS), ("user", "harness", False, HARNESS), ("user", "no such kind", False, HARNESS),
+    ("user", "prompt", True, AGENT),  # a subagent's task: the parent agent wrote it
+    ("user", "harness", True, HARNESS), ("assistant", "message", False, AGENT), ("assistant", "message", True, AGENT),
+]
+
+
+@pytest.mark.parametrize(("role", "kind", "sidechain", "origin"), ORIGINS)
+def test_a_turn_s_origin_follows_from_its_kind(role, kind, sidechain, origin):
+    assert Turn(role, "text", kind, sidechain=sidechain).origin == origin
+    assert set(USER_KINDS.values()) == {PERSON, AGENT, HARNESS}
+
+
+@pytest.mark.parametrize(("call", "ran"), [
+    (ToolCall("t", "Bash", output="ok", answered=True), True),
+    (ToolCall("t", "Bash", output="FAILED", is_error=True, answered=True), True),
+    (ToolCall("t", "Task", output="report", answered=True, harness="agentId: a1"), True),  # bookkeeping around it
+    (ToolCall("t", "Bash", answered=True, harness="This command requires approval", is_error=True), False),
+    (ToolCall("t", "Edit", answered=True, declined="keep the name", harness="The user doesn't want to proceed"), False),
+    (ToolCall("t", "Bash"), False),  # never answered
+])
+def test_a_call_ran_when_the_tool_itself_answered(call, ran):
+    assert call.ran is ran
 
 
 def learned(transcript: Transcript) -> list[str]:
