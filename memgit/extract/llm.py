@@ -280,13 +280,30 @@ def parse_reply(text: str) -> Draft:
 
 
 _CODE = re.compile(r"`([^`\n]+)`")
+_WORDS = re.compile(r"[a-z0-9_']+(?:[.-][a-z0-9_']+)*")
+HARNESS_WORDS = 6  # words in a row shared with harness text: a learning repeating it (fewer are common phrases)
 _STEPS = re.compile(r"\s*(?:&&|\|\||;)\s*")
+
+
+def _grams(text: str) -> set[tuple[str, ...]]:
+    words = _WORDS.findall(text.lower())
+    return {tuple(words[i:i + HARNESS_WORDS]) for i in range(len(words) - HARNESS_WORDS + 1)}
+
+
+def _harness_grams(transcript: Transcript) -> set[tuple[str, ...]]:
+    """Every run of HARNESS_WORDS words of the text the sources marked as the harness's."""
+    texts = [t.text for t in transcript.turns if t.role == "user" and t.origin == HARNESS]
+    texts += [c.harness for t in transcript.turns for c in t.tool_calls if c.harness]
+    return set().union(*(_grams(text) for text in texts)) if texts else set()
 
 
 def vet(learnings: tuple[Learning, ...], transcript: Transcript) -> list[Learning]:
     """The model's learnings that pass the filter stage the offline extractor's pass: volatile
     details scrubbed, fragments, narration, pasted output, injected text and ephemera dropped, and
-    a [command] kept only when the command it quotes ran in the session, as it is quoted."""
+    a [command] kept only when the command it quotes ran in the session, as it is quoted. A learning
+    that repeats what the harness wrote is dropped: a model can take it for the person's words."""
+    harness = _harness_grams(transcript)
+    learnings = tuple(x for x in learnings if not (harness and _grams(x.text) & harness))
     ran: set[str] = set()
     for turn in transcript.turns:
         for call in turn.tool_calls:
