@@ -658,3 +658,22 @@ def test_state_tools_and_subagent_bookkeeping_are_the_harness_s(tmp_path):
     assert calls["t3"].output == "The logging lives in logging/logger.go."
     assert calls["t3"].harness.startswith("agentId: a485154") and calls["t3"].ran
     assert calls["t4"].output == "package a" and "malware" in calls["t4"].harness
+
+
+def test_a_tool_s_own_failure_that_mentions_hooks_or_invalid_input_is_its_output(tmp_path):
+    path = write(
+        tmp_path / "s.jsonl",
+        user("run the hook tests"),
+        assistant("m1", tool_use("t1", "Bash", command="go test ./..."), tool_use("t2", "Bash", command="./x"),
+                  tool_use("t3", "Bash", command="git commit")),
+        user([tool_result("t1", "Exit code 1\n--- FAIL: TestPreToolUse (0.00s)\n    PreToolUse hook blocked the call",
+                          is_error=True)]),
+        user([tool_result("t2", "Exit code 2\nerror: invalid argument '--fast'", is_error=True)]),
+        user([tool_result("t3", "PreToolUse:Bash hook error: [./hooks/no-main.sh]: commits to main are blocked",
+                          is_error=True)]),
+    )
+    calls = _calls(path)
+    assert calls["t1"].ran and calls["t1"].output.startswith("Exit code 1") and not calls["t1"].harness
+    assert calls["t2"].ran and calls["t2"].output.startswith("Exit code 2") and not calls["t2"].harness
+    assert (calls["t3"].ran, calls["t3"].output, calls["t3"].is_error) == (False, "", True)
+    assert calls["t3"].harness.startswith("PreToolUse:Bash hook error")

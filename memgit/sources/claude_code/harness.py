@@ -37,10 +37,13 @@ _APPROVED_PLAN = re.compile(r"^#+ Approved Plan[^\n:]*:\s*\n(?P<plan>.+)\Z", re.
 # The person's words, where the harness quotes them after introducing them ("…the user said:", "…reason
 # for the rejection:"): the first "user … :" or "reason … :" the harness writes, then what follows.
 _QUOTED = re.compile(r"\b(?:user|reason)\b[^.:\n]{0,80}:[ \t]*\n?(?P<words>\S.*)\Z", re.S | re.I)
-# An error about the call itself, not about the project: an unknown tool, input the tool refused.
+# An error about the call itself, not about the project, in the harness's <tool_use_error> wrapper: an
+# unknown tool, input the tool's schema refused.
 _BAD_CALL = re.compile(r"\b(?:no such tool|tool \S+ (?:is )?not (?:available|found|enabled)|InputValidationError|"
                        r"invalid (?:tool )?(?:input|param\w*|arguments?))\b", re.I)
-_HOOK_EVENT = re.compile(r"\b(?:PreToolUse|PostToolUse|PermissionRequest)(?::\w+)?\b.{0,80}\b(?:hook|block|den|stop)", re.I | re.S)
+# A hook that stopped the call says so first, naming its event ("PreToolUse:Bash hook error: …").
+_HOOK_EVENT = re.compile(r"\A\s*(?:PreToolUse|PostToolUse|PermissionRequest)(?::\w+)?\b[^\n]{0,80}\b(?:hook|block|den|stop)",
+                         re.I)
 _TOOL_ERROR = re.compile(r"\A\s*<tool_use_error>(?P<inner>.*?)(?:</tool_use_error>\s*)?\Z", re.S)
 _SUBAGENT_TRAILER = re.compile(r"(?:\n\s*)?^agentId: [\w-]+[^\n]*$(?:\s*<usage>.*?</usage>)?\s*\Z", re.S | re.M)
 _TRANSCRIPT_POINTER = re.compile(r"\S+\.jsonl\b")
@@ -58,7 +61,7 @@ def tool_answer(name: str, text: str, is_error: bool) -> tuple[str, str, str | N
             quoted = _QUOTED.search(body)
             words = quoted.group("words").strip() if quoted else ""
             return "", body[: quoted.start("words")] if quoted else body, words
-        if harness.refused(body) or _BAD_CALL.search(body[:300]) or _HOOK_EVENT.search(body[:300]):
+        if harness.refused(body) or _HOOK_EVENT.match(body) or (inner and _BAD_CALL.search(body[:300])):
             return "", body, None
         return text, "", None
     if name in STATE_TOOLS:
