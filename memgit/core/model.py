@@ -13,12 +13,26 @@ AGENT_GEMINI = "gemini-cli"
 
 OUTCOMES = ("success", "partial", "fail", "uncertain")
 
-# Turn kinds. A user turn is what the person typed ("prompt"), a slash command ("command"),
-# an interruption ("interrupt"), a prompt queued while the agent was busy ("queued"), or a
-# compaction summary written by the agent itself ("compact_summary", prime input).
-# "instructions": the project's instruction file (AGENTS.md, GEMINI.md…) the agent's harness put
-# before the conversation, when the source records it: the project's own standing rules.
-USER_KINDS = ("prompt", "command", "interrupt", "queued", "compact_summary", "instructions")
+# Where a piece of a transcript came from. Only the person's own words can be a preference or a
+# correction; the agent's words say what it found and did; text the harness generated (its
+# reminders, a hook's output, IDE context, a command's output or boilerplate, a marker, a notice
+# that a call was refused) is never a learning. The sources know each agent's formats and mark every
+# turn; the extractors read the marks, never the formats.
+PERSON, AGENT, HARNESS = "person", "agent", "harness"
+
+# The kinds of a user turn, each with the origin of its text. A source splits a user record that
+# mixes the person's words with harness text (an IDE's context before a prompt, a reminder after
+# it, a plan inside the harness's wrapper) into one turn per part, so that each turn has one origin.
+USER_KINDS = {
+    "prompt": PERSON,  # what the person typed
+    "queued": PERSON,  # a prompt typed while the agent was busy
+    "command": PERSON,  # a slash command or shell escape the person ran: its name and arguments
+    "instructions": PERSON,  # the project's instruction file (AGENTS.md, GEMINI.md…) the harness loaded: its people's standing rules
+    "plan": AGENT,  # a plan the agent wrote and the person approved, put back by the harness to be implemented
+    "compact_summary": AGENT,  # the agent's own recap when its context filled up (prime input)
+    "interrupt": HARNESS,  # the harness's marker that the person interrupted the agent (the act is theirs, the words are not)
+    "harness": HARNESS,  # anything else the harness, a hook or a command put in the person's turn
+}
 
 # What a tool call does, whatever the agent calls the tool: sources map their tool names to these
 # (the empty kind is a tool the source does not classify), so the extractors never need to know
@@ -39,6 +53,15 @@ class ToolCall:
     answered: bool = False  # False when no tool_result ever arrived (interrupt, crash)
     kind: str = ""  # one of TOOL_KINDS, or "" when the source does not say
     declined: str | None = None  # the person turned the call down: their words ("" when they gave none)
+    # What the harness answered in the tool's place or around its output: a rejection's or an
+    # approval's boilerplate, a refusal by a permission rule, a policy or a hook, a subagent's
+    # bookkeeping. Never the tool's output: a call the harness answered instead has `output` "".
+    harness: str = ""
+
+    @property
+    def ran(self) -> bool:
+        """True when the tool itself answered: not left unanswered, declined or refused by the harness."""
+        return self.answered and self.declined is None and not (self.harness and not self.output)
 
     @property
     def command(self) -> str | None:
@@ -64,6 +87,14 @@ class Turn:
     timestamp: str | None = None
     tool_calls: list[ToolCall] = field(default_factory=list)
     sidechain: bool = False  # folded in from a subagent transcript
+
+    @property
+    def origin(self) -> str:
+        """PERSON, AGENT or HARNESS: who wrote this turn's text (a subagent's "user" is the agent)."""
+        if self.role != "user":
+            return AGENT
+        origin = USER_KINDS.get(self.kind, HARNESS)  # a kind no source should make: never the person's
+        return AGENT if self.sidechain and origin == PERSON else origin
 
 
 @dataclass(slots=True)

@@ -237,7 +237,7 @@ def redact_transcript(t: Transcript, extra: Sequence[str], *, allow: Sequence[st
 
     def clean(value):
         if isinstance(value, str):
-            return redact(value, extra, allow=allow)
+            return redact(value, extra, allow=allow) if value else value
         if isinstance(value, dict):
             return {k: keyed(k, v) for k, v in value.items()}
         if isinstance(value, list):
@@ -248,7 +248,8 @@ def redact_transcript(t: Transcript, extra: Sequence[str], *, allow: Sequence[st
         replace(
             turn,
             text=clean(turn.text),
-            tool_calls=[replace(c, input=clean(c.input), output=clean(c.output)) for c in turn.tool_calls],
+            tool_calls=[replace(c, input=clean(c.input), output=clean(c.output), harness=clean(c.harness),
+                                declined=clean(c.declined)) for c in turn.tool_calls],
         )
         for turn in t.turns
     ]

@@ -2,7 +2,9 @@
 
 The transcript is rendered for the model as evidence: the user's words in full, the assistant's
 text, each tool call with its input trimmed and its output trimmed (errors kept longer), and
-subagents' work marked as such. When it is over `max_input_tokens`, the middle goes: the start
+subagents' work marked as such. Text the agent's harness generated (the sources mark it) is
+labelled as the harness's and kept short, so that the model never takes it for the person's words
+or for a tool's output. When it is over `max_input_tokens`, the middle goes: the start
 (what was asked) and the end (how it ended) stay. The whole prompt is redacted once more before
 it is sent, even though the transcript already was.
 
@@ -23,7 +25,7 @@ from memgit.core import notes, redact, tokens
 from memgit.config import Config
 from memgit.extract.heuristic import filters, shell
 from memgit.extract.tools import kind as tool_kind
-from memgit.core.model import LEARNING_TYPES, OUTCOMES, Extraction, Learning, Note, ToolCall, Transcript, Turn
+from memgit.core.model import HARNESS, LEARNING_TYPES, OUTCOMES, Extraction, Learning, Note, ToolCall, Transcript, Turn
 
 MAX_LEARNINGS = 12
 MAX_KEYWORDS = 8
@@ -42,6 +44,7 @@ OUTPUT_OK = 600  # a successful tool call's output
 OUTPUT_ERROR = 1_600  # errors are the evidence of gotchas: keep more
 ASSISTANT_TEXT = 3_000
 SIDECHAIN_OUTPUT = 300
+HARNESS_TEXT = 240  # of what the harness said: enough to see what it was
 
 SCHEMA = {
     "name": "session_note",
@@ -72,7 +75,6 @@ SCHEMA = {
     },
 }
 
-_HARNESS = re.compile(r"<(system-reminder|ide_[a-z_]+|user-prompt-submit-hook)>.*?</\1>", re.S)
 _FENCE_TAG = re.compile(r"</?(transcript|session)\b", re.I)
 
 
@@ -109,6 +111,11 @@ def _tool_block(call: ToolCall, *, sidechain: bool) -> str:
     line = f"[tool {call.name}] {_tool_input(call)}"
     if not call.answered:
         return line + "\n  (no result: interrupted)"
+    if call.declined is not None:
+        said = f": {clip(call.declined, OUTPUT_OK)}" if call.declined.strip() else ""
+        return line + f"\n  (the user declined this call{said})"
+    if call.harness and not call.output.strip():
+        return line + f"\n  (no output; the agent's harness answered instead: {clip(call.harness, HARNESS_TEXT)})"
     output = call.output.strip()
     if call.is_error:
         return line + "\n  ERROR: " + clip(output, SIDECHAIN_OUTPUT if sidechain else OUTPUT_ERROR)
@@ -120,14 +127,16 @@ def _tool_block(call: ToolCall, *, sidechain: bool) -> str:
 def _turn_blocks(turn: Turn) -> list[str]:
     who = "subagent" if turn.sidechain else turn.role
     if turn.role == "user":
-        text = _HARNESS.sub("", turn.text).strip()
-        label = {"command": "[user ran a command]", "interrupt": "[user interrupted]",
-                 "queued": "[user, while the agent worked]",
+        text = turn.text.strip()
+        if turn.kind == "interrupt":
+            return ["[user interrupted]"]
+        if turn.origin == HARNESS:
+            return [f"[inserted by the agent's harness, not typed by the user]\n{clip(text, HARNESS_TEXT)}"] if text else []
+        label = {"command": "[user ran a command]", "queued": "[user, while the agent worked]",
+                 "plan": "[a plan the agent wrote and the user approved, to implement]",
                  "compact_summary": "[summary of the earlier conversation, written by the agent]",
                  "instructions": "[the project's instruction file, loaded by the agent's harness]"}.get(
             turn.kind, f"[{'subagent task' if turn.sidechain else 'user'}]")
-        if turn.kind == "interrupt":
-            return [label]
         return [f"{label}\n{text}"] if text else []
     blocks = []
     if turn.text.strip():
@@ -271,13 +280,30 @@ def parse_reply(text: str) -> Draft:
 
 
 _CODE = re.compile(r"`([^`\n]+)`")
+_WORDS = re.compile(r"[a-z0-9_']+(?:[.-][a-z0-9_']+)*")
+HARNESS_WORDS = 6  # words in a row shared with harness text: a learning repeating it (fewer are common phrases)
 _STEPS = re.compile(r"\s*(?:&&|\|\||;)\s*")
+
+
+def _grams(text: str) -> set[tuple[str, ...]]:
+    words = _WORDS.findall(text.lower())
+    return {tuple(words[i:i + HARNESS_WORDS]) for i in range(len(words) - HARNESS_WORDS + 1)}
+
+
+def _harness_grams(transcript: Transcript) -> set[tuple[str, ...]]:
+    """Every run of HARNESS_WORDS words of the text the sources marked as the harness's."""
+    texts = [t.text for t in transcript.turns if t.role == "user" and t.origin == HARNESS]
+    texts += [c.harness for t in transcript.turns for c in t.tool_calls if c.harness]
+    return set().union(*(_grams(text) for text in texts)) if texts else set()
 
 
 def vet(learnings: tuple[Learning, ...], transcript: Transcript) -> list[Learning]:
     """The model's learnings that pass the filter stage the offline extractor's pass: volatile
     details scrubbed, fragments, narration, pasted output, injected text and ephemera dropped, and
-    a [command] kept only when the command it quotes ran in the session, as it is quoted."""
+    a [command] kept only when the command it quotes ran in the session, as it is quoted. A learning
+    that repeats what the harness wrote is dropped: a model can take it for the person's words."""
+    harness = _harness_grams(transcript)
+    learnings = tuple(x for x in learnings if not (harness and _grams(x.text) & harness))
     ran: set[str] = set()
     for turn in transcript.turns:
         for call in turn.tool_calls:

@@ -9,7 +9,11 @@ A source package (`claude_code/`, `codex/`, `gemini/`) shows one face:
     peek_cwd(path) -> str | None                           the session's directory (the scope hint)
 
 Nothing outside `memgit/sources/` knows an agent's file format; adding an agent is its package and
-one line in PACKAGES (and its root in memgit.config).
+one line in PACKAGES (and its root in memgit.config). A source also says where each piece of text
+came from (memgit.core.model: a user turn's kind gives its origin, a tool call keeps the harness's
+answer in `harness`, apart from the tool's `output`): it splits what its agent's harness wrote from
+the person's words, so that the extractors never need to recognise it (sources/harness.py holds
+what the sources share).
 """
 
 from __future__ import annotations

@@ -191,7 +191,10 @@ def test_slash_commands_and_interrupts():
     t = read_transcript(ENTIRE / "8e_0a64736bc7_0.full.jsonl")
     assert [x.text for x in t.turns if x.kind == "command"] == ["/mcp", "/pr"]
     assert [x.text for x in t.turns if x.kind == "interrupt"] == ["[Request interrupted by user for tool use]"]
-    assert "Generate a PR title" not in " ".join(x.text for x in t.turns if x.role == "user")  # isMeta body
+    said = " ".join(x.text for x in t.turns if x.role == "user" and x.origin == "person")
+    assert "Generate a PR title" not in said  # the command's body (isMeta) is the harness's
+    assert any(x.text.startswith("Generate a PR title") for x in t.turns if x.kind == "harness")
+    assert "Reconnected to" not in said  # a local command's output
 
 
 def test_queued_prompts():

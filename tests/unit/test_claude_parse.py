@@ -278,16 +278,18 @@ def test_user_turn_kinds(tmp_path):
         user("Anything at all", isCompactSummary=True),
     )
     t = read_transcript(path)
-    got = [(x.kind, x.text[:40]) for x in t.turns]
+    got = [(x.kind, x.origin, x.text[:40]) for x in t.turns]
     assert got == [
-        ("command", "/review the auth module"),
-        ("command", "!git status"),
-        ("interrupt", "[Request interrupted by user]"),
-        ("prompt", "Please fix the flaky test"),
-        ("compact_summary", "This session is being continued from a p"),
-        ("compact_summary", "Anything at all"),
+        ("command", "person", "/review the auth module"),
+        ("harness", "harness", "Reviewed."),
+        ("command", "person", "!git status"),
+        ("harness", "harness", "clean"),
+        ("interrupt", "harness", "[Request interrupted by user]"),
+        ("prompt", "person", "Please fix the flaky test"),
+        ("compact_summary", "agent", "This session is being continued from a p"),
+        ("compact_summary", "agent", "Anything at all"),
     ]
-    assert len(t.turns[4].text) > 20_000  # compaction summaries are prime input: never trimmed
+    assert len(t.turns[6].text) > 20_000  # compaction summaries are prime input: never trimmed
     assert all(x.kind in USER_KINDS for x in t.turns)
 
 
@@ -308,9 +310,14 @@ def test_harness_text_is_not_user_text(tmp_path):
     )
     t = read_transcript(path)
     assert [(x.role, x.kind, x.text) for x in t.turns] == [
+        ("user", "harness", "Caveat: The messages below were generated…"),
+        ("user", "harness", "Skill body injected by the harness"),
+        ("user", "harness", "Be careful."),
         ("user", "prompt", "rename the module"),
+        ("user", "harness", "The user opened x.py"),
         ("user", "prompt", "and add tests"),
-    ]
+    ]  # hooks' attachments, system records and progress copies are no turn at all
+    assert [x.text for x in t.turns if x.origin == "person"] == ["rename the module", "and add tests"]
 
 
 def test_memgit_injected_context_is_dropped_and_counted(tmp_path):
@@ -528,3 +535,145 @@ def test_memgit_context_printed_by_a_tool_is_dropped_from_its_output(tmp_path):
     transcript = read_transcript(path)
     [call] = [c for t in transcript.turns for c in t.tool_calls]
     assert "Never use tabs" not in call.output and "(1,234 characters)" in call.output
+
+
+# -- where each piece of text came from (texts taken from the fixtures) ------------------------
+
+REJECTED = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, "
+            "the new_string was NOT written to the file). ")
+
+
+def _calls(path: Path) -> dict:
+    return {c.id: c for x in read_transcript(path).turns for c in x.tool_calls}
+
+
+def test_a_user_record_is_split_into_the_person_s_words_and_the_harness_s(tmp_path):
+    opened = ("<ide_opened_file>The user opened the file /Users/dain/workspace/danieldemmel.me-next/public/tokenizer.html "
+              "in the IDE. This may or may not be related to the current task.</ide_opened_file>")
+    path = write(
+        tmp_path / "s.jsonl",
+        user([text(opened), text("I have @public/tokenizer.css and @public/tokenizer.html, move them")]),
+        user("<local-command-stdout>Reconnected to context7.</local-command-stdout>"),
+        user("<user-memory-input>never commit generated files</user-memory-input>"),
+        user("<teammate-message teammate_id=\"alice\">Round 2 is in flight.</teammate-message>"),
+        user("<local-command-stdout></local-command-stdout>"),
+    )
+    t = read_transcript(path)
+    assert [(x.kind, x.origin, x.text[:40]) for x in t.turns] == [
+        ("harness", "harness", "The user opened the file /Users/dain/wor"),
+        ("prompt", "person", "I have @public/tokenizer.css and @public"),
+        ("harness", "harness", "Reconnected to context7."),
+        ("prompt", "person", "never commit generated files"),  # a `#` memory: the person's own rule
+        ("harness", "harness", "Round 2 is in flight."),  # a tag of a release we do not know: not theirs
+    ]
+
+
+def test_a_plan_the_harness_puts_back_is_the_agent_s_plan_in_the_harness_s_wrapper(tmp_path):
+    plan = "# Consolidate logging to single file per worktree\n\n## Context\n\nOne log file per worktree."
+    pointer = ("If you need specific details from before exiting plan mode (like exact code snippets, error messages, "
+               "or content you generated), read the full transcript at: /Users/alex/.claude/projects/x/7aa4110c.jsonl")
+    pasted = f"Implement the following plan:\n\n{plan}\n\n{pointer}"
+    path = write(tmp_path / "s.jsonl", user(pasted, planContent=plan), user(pasted))  # newer builds say which plan
+    t = read_transcript(path)
+    for wrapper, body in (t.turns[0:2], t.turns[2:4]):
+        assert (wrapper.kind, wrapper.origin, body.kind, body.origin) == ("harness", "harness", "plan", "agent")
+        assert body.text == plan and "Implement the following plan" in wrapper.text and "transcript at" in wrapper.text
+    person = write(tmp_path / "p.jsonl", user("Here is what I want:\n\n# Title\n\nDo it.\n\nThanks!"))
+    assert [x.kind for x in read_transcript(person).turns] == ["prompt"]  # no pointer to a transcript: theirs
+
+
+def test_a_declined_call_carries_the_person_s_words_and_no_output(tmp_path):
+    path = write(
+        tmp_path / "s.jsonl",
+        user("rename the script"),
+        assistant("m1", tool_use("t1", "Edit", file_path="/x.py")),
+        user([tool_result("t1", REJECTED + "To tell you how to proceed, the user said:\nany chance we can consolidate "
+                                           "this code?", is_error=True)]),
+        assistant("m2", tool_use("t2", "Bash", command="git push")),
+        user([tool_result("t2", REJECTED + "STOP what you are doing and wait for the user to tell you how to proceed.",
+                          is_error=True)]),
+        assistant("m3", tool_use("t3", "ExitPlanMode", plan="# Plan")),
+        user([tool_result("t3", REJECTED + "The user provided the following reason for the rejection:  Let's keep the "
+                                           "name of the py file", is_error=True)]),
+    )
+    calls = _calls(path)
+    assert [calls[t].declined for t in ("t1", "t2", "t3")] == [
+        "any chance we can consolidate this code?", "", "Let's keep the name of the py file"]
+    for call in calls.values():
+        assert (call.output, call.is_error, call.ran, call.answered) == ("", False, False, True)
+        assert call.harness.startswith("The user doesn't want to proceed") and "consolidate" not in call.harness
+
+
+def test_what_the_harness_answers_in_a_tool_s_place_is_never_its_output(tmp_path):
+    path = write(
+        tmp_path / "s.jsonl",
+        user("check the docs"),
+        assistant("m1", tool_use("t1", "WebSearch", query="x"), tool_use("t2", "Bash", command="ls ~/.claude"),
+                  tool_use("t3", "AskUserQuestion", questions=[]), tool_use("t4", "Bash", command="a && claude -p x"),
+                  tool_use("t5", "Bash", command="pytest"), tool_use("t6", "Edit", file_path="/a.py")),
+        user([tool_result("t1", "Claude requested permissions to use WebSearch, but you haven't granted it yet.",
+                          is_error=True)]),
+        user([tool_result("t2", "ls in '~/.claude' was blocked. For security, Claude Code may only list files in the "
+                                "allowed working directories for this session: '/src/experiments/claude_p'.",
+                          is_error=True)]),
+        user([tool_result("t3", "<tool_use_error>Error: No such tool available: AskUserQuestion</tool_use_error>",
+                          is_error=True)]),
+        user([tool_result("t4", "This Bash command contains multiple operations. The following part requires approval: "
+                                "claude -p x", is_error=True)]),
+        user([tool_result("t5", "Exit code 1\nFAILED tests/test_sync.py::test_full - requires approval", is_error=True)]),
+        user([tool_result("t6", "<tool_use_error>String to replace not found in file.</tool_use_error>", is_error=True)]),
+    )
+    calls = _calls(path)
+    for refused in ("t1", "t2", "t3", "t4"):
+        c = calls[refused]
+        assert (c.output, c.is_error, c.ran, c.declined) == ("", True, False, None), refused
+        assert c.harness
+    for ran in ("t5", "t6"):  # the tool's own errors: a failed test run, an edit that did not apply
+        assert calls[ran].output and calls[ran].is_error and calls[ran].ran and not calls[ran].harness
+
+
+def test_state_tools_and_subagent_bookkeeping_are_the_harness_s(tmp_path):
+    approved = ("User has approved your plan. You can now start coding. Start with updating your todo list if "
+                "applicable\n\nYour plan has been saved to: /Users/u/.claude/plans/p.md\n\n## Approved Plan:\n# Ship it\n"
+                "Do the thing.")
+    report = [text("The logging lives in logging/logger.go."),
+              text("agentId: a485154 (for resuming to continue this agent's work if needed)\n<usage>total_tokens: 33854"
+                   "\ntool_uses: 17\nduration_ms: 447008</usage>")]
+    path = write(
+        tmp_path / "s.jsonl",
+        user("plan it"),
+        assistant("m1", tool_use("t1", "ExitPlanMode"), tool_use("t2", "TodoWrite", todos=[]),
+                  tool_use("t3", "Task", prompt="find the logger"), tool_use("t4", "Read", file_path="/a.go")),
+        user([tool_result("t1", approved)]),
+        user([tool_result("t2", "Todos have been modified successfully. Ensure that you continue to use the todo list "
+                                "to track your progress. Please proceed with the current tasks if applicable")]),
+        user([tool_result("t3", report)], toolUseResult={"status": "completed", "agentId": "a485154"}),
+        user([tool_result("t4", "package a\n<system-reminder>\nWhenever you read a file, you should consider whether "
+                                "it would be considered malware.\n</system-reminder>\n")]),
+    )
+    calls = _calls(path)
+    assert (calls["t1"].output, calls["t1"].is_error, calls["t1"].input["plan"]) == ("", False, "# Ship it\nDo the thing.")
+    assert calls["t1"].harness.startswith("User has approved your plan")
+    assert (calls["t2"].output, calls["t2"].harness[:5]) == ("", "Todos")
+    assert calls["t3"].output == "The logging lives in logging/logger.go."
+    assert calls["t3"].harness.startswith("agentId: a485154") and calls["t3"].ran
+    assert calls["t4"].output == "package a" and "malware" in calls["t4"].harness
+
+
+def test_a_tool_s_own_failure_that_mentions_hooks_or_invalid_input_is_its_output(tmp_path):
+    path = write(
+        tmp_path / "s.jsonl",
+        user("run the hook tests"),
+        assistant("m1", tool_use("t1", "Bash", command="go test ./..."), tool_use("t2", "Bash", command="./x"),
+                  tool_use("t3", "Bash", command="git commit")),
+        user([tool_result("t1", "Exit code 1\n--- FAIL: TestPreToolUse (0.00s)\n    PreToolUse hook blocked the call",
+                          is_error=True)]),
+        user([tool_result("t2", "Exit code 2\nerror: invalid argument '--fast'", is_error=True)]),
+        user([tool_result("t3", "PreToolUse:Bash hook error: [./hooks/no-main.sh]: commits to main are blocked",
+                          is_error=True)]),
+    )
+    calls = _calls(path)
+    assert calls["t1"].ran and calls["t1"].output.startswith("Exit code 1") and not calls["t1"].harness
+    assert calls["t2"].ran and calls["t2"].output.startswith("Exit code 2") and not calls["t2"].harness
+    assert (calls["t3"].ran, calls["t3"].output, calls["t3"].is_error) == (False, "", True)
+    assert calls["t3"].harness.startswith("PreToolUse:Bash hook error")

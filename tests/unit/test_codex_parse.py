@@ -446,3 +446,61 @@ def test_agents_md_becomes_one_instructions_turn(tmp_path, text, rules):
     t = codex.read_transcript(path)
     assert prompts(t, "instructions") == [rules]
     assert prompts(t) == ["fix it", "and the test"]
+
+
+# -- where each piece of text came from (texts taken from the fixtures) ------------------------
+
+
+def test_an_ide_message_is_the_client_s_attachments_then_the_person_s_request(tmp_path):
+    vscode = ("# Context from my IDE setup:\n\n## Active file: apps/spectora-labs/src/lib/prisma/db.ts\n\n## Open tabs:\n"
+              "- db.ts: apps/spectora-labs/src/lib/prisma/db.ts\n\n## My request for Codex:\nWhy do we need stats for the "
+              "team?\n")
+    desktop = ("\n# Files mentioned by the user:\n\n## Sample Project Demo Prep.vtt: /Users/Sample_User/Downloads/Sample "
+               "Project Demo Prep.vtt\n\n## My request for Codex:\nanalyze trascript and summarzie action items")
+    path = write(tmp_path / NAME, meta(), said(vscode), said(desktop),
+                 said("<environment_context>\n  <cwd>/work/proj</cwd>\n  <approval_policy>on-request</approval_policy>\n"
+                      "  <sandbox_mode>danger-full-access</sandbox_mode>\n  <timezone>Europe/Vilnius</timezone>\n"
+                      "</environment_context>"))
+    t = codex.read_transcript(path)
+    assert [(x.kind, x.origin, x.text.splitlines()[0]) for x in t.turns] == [
+        ("harness", "harness", "# Context from my IDE setup:"), ("prompt", "person", "Why do we need stats for the team?"),
+        ("harness", "harness", "# Files mentioned by the user:"),
+        ("prompt", "person", "analyze trascript and summarzie action items"),
+        ("harness", "harness", "<cwd>/work/proj</cwd>")]
+    assert not any("approval_policy" in x.text or "Open tabs" in x.text for x in t.turns if x.origin == "person")
+
+
+def test_bare_rollouts_mark_injected_parts_of_a_user_item(tmp_path):
+    header = {"id": TID, "timestamp": "2025-08-11T18:18:33.034Z", "instructions": None}
+    path = write(tmp_path / NAME, header, {"record_type": "state"},
+                 {"type": "message", "role": "user", "content": [
+                     {"type": "input_text", "text": "<environment_context>\n<cwd>/x</cwd>\n</environment_context>"},
+                     {"type": "input_text", "text": "I want you to grok the codebase"}]})
+    t = codex.read_transcript(path)
+    assert [(x.kind, x.origin) for x in t.turns] == [("harness", "harness"), ("prompt", "person")]
+    assert prompts(t) == ["I want you to grok the codebase"]
+
+
+def test_what_the_harness_answers_in_a_tool_s_place_is_never_its_output(tmp_path):
+    policy = ("Wall time: 2.4099 seconds\nOutput:\n" + json.dumps([{"type": "text", "text": (
+        "Browser Use rejected this action due to browser security policy. Reason: Browser Use cannot determine if "
+        "https://example.internal is allowed. Please try again later or use another source.")}]))
+    sandbox = ("failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, exit code: 2, stdout: , "
+               "stderr: bash: -c: line 0: syntax error near unexpected token `('")
+    path = write(
+        tmp_path / NAME, meta(), said("go"),
+        item(type="custom_tool_call", name="apply_patch", input="*** Begin Patch\n*** Update File: a.ts\n", call_id="p1"),
+        item(type="custom_tool_call_output", call_id="p1", output="patch rejected by user"),
+        call("j1", name="js", code="browser.open()"), output("j1", policy),
+        call("s1", name="shell", command=["bash", "-lc", "sed -n '1,2p' (x)"]), output("s1", sandbox),
+        call("s2", cmd="pytest"), output("s2", "Chunk ID: 1\nWall time: 1 seconds\nProcess exited with code 1\nOutput:\n"
+                                               "1 failed: permission to write was denied"),
+    )
+    patch, browser, shell, tests = calls(codex.read_transcript(path))
+    assert (patch.declined, patch.output, patch.is_error, patch.ran, patch.harness) == (
+        "", "", False, False, "patch rejected by user")
+    assert (browser.output, browser.is_error, browser.ran) == ("", True, False)
+    assert browser.harness.startswith("Browser Use rejected this action")
+    assert shell.output.startswith("bash: -c: line 0: syntax error") and shell.is_error and shell.ran
+    assert shell.harness.startswith("failed in sandbox MacosSeatbelt")
+    assert (tests.output, tests.is_error, tests.harness) == ("1 failed: permission to write was denied", True, "")

@@ -74,9 +74,10 @@ def test_jsonl_replay_upserts_in_place_and_rewinds(tmp_path):
         {"$set": {"summary": "Fix import path in a.ts"}}, user("u4", "run them"),
     )
     t = gemini.read_transcript(path)
-    assert [(x.role, x.text) for x in t.turns] == [
-        ("user", "fix the import path"), ("assistant", "Read it."), ("user", "and the tests"), ("user", "run them")]
-    [c] = t.turns[1].tool_calls
+    assert [(x.role, x.origin, x.text) for x in t.turns] == [
+        ("user", "harness", "Today is …"), ("user", "person", "fix the import path"), ("assistant", "agent", "Read it."),
+        ("user", "person", "and the tests"), ("user", "person", "run them")]
+    [c] = t.turns[2].tool_calls
     assert (c.id, c.output, c.answered, c.file_path) == ("read_file-1", "export {}", True, "a.ts")
     assert (t.session_id, t.agent, t.title, t.started) == (SID, "gemini-cli", "Fix import path in a.ts",
                                                           "2026-07-01T10:00:00.000Z")
@@ -156,7 +157,9 @@ def test_user_words_commands_hooks_and_tool_responses(tmp_path):
     assert t.injected == 2
     shell, edit, write = (c for x in t.turns for c in x.tool_calls)
     assert (shell.command, shell.answered, shell.is_error) == ("pnpm test", True, True)
-    assert (edit.answered, edit.is_error, write.is_error, write.output) == (True, True, True, "cancelled")
+    assert (edit.answered, edit.is_error) == (True, True)
+    # cancelled: the person turned the call down (or pressed Esc); the answer is the harness's, not the tool's
+    assert (write.answered, write.is_error, write.output, write.declined, write.ran) == (True, False, "", "", False)
     assert [x.text for x in t.turns if x.role == "assistant"] == ["", "One test fails.", ""]
     assert t.skipped == 1
 
@@ -292,3 +295,48 @@ def test_a_subagent_report_is_read_out_as_prose():
     assert report_text(text) == ("The encryption key is derived from machine-specific information.\n\n"
                                  "src/agents/registry.ts: Hardcoded plugin registration limits adaptability.")
     assert report_text("plain words") == "plain words"
+
+
+# -- where each piece of text came from ---------------------------------------------------------
+
+
+def test_harness_text_in_a_user_message_is_marked_and_the_person_s_words_kept(tmp_path):
+    referenced = ("Read this repo. Check @quantize.py against it.\n--- Content from referenced files ---\n"
+                  "Content from @quantize.py:\ndef pack(): ...\n--- End of content ---")
+    path = session_file(
+        tmp_path, meta_line(),
+        user("u0", [{"text": "<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n"
+                             "Today's date is Friday.\n</session_context>"}]),
+        user("u1", [{"text": "<hook_context>clmail 6.0.10 session registered</hook_context>"},
+                    {"text": "expore repository and figure out issues"}]),
+        user("u2", referenced),
+    )
+    t = gemini.read_transcript(path)
+    assert [(x.kind, x.origin, x.text.splitlines()[0]) for x in t.turns] == [
+        ("harness", "harness", "This is the Gemini CLI. We are setting up the context for our chat."),
+        ("harness", "harness", "clmail 6.0.10 session registered"),
+        ("prompt", "person", "expore repository and figure out issues"),
+        ("harness", "harness", "--- Content from referenced files ---"),
+        ("prompt", "person", "Read this repo. Check @quantize.py against it.")]
+
+
+def test_a_cancelled_or_refused_call_has_the_harness_s_answer_not_an_output(tmp_path):
+    def refused(cid, name, error, status="error"):
+        record = tool(cid, name, status=status, output=None)
+        record["result"] = [{"functionResponse": {"id": cid, "name": name, "response": {"error": error}}}]
+        return record
+
+    path = session_file(
+        tmp_path, meta_line(), user("u1", "fix it"),
+        model("g1", "", refused("c1", "run_shell_command", "[Operation Cancelled] Reason: User denied execution.",
+                                status="cancelled"),
+              refused("c2", "replace", "[Operation Cancelled] Reason: User did not allow tool call"),
+              refused("c3", "run_shell_command", "Tool execution denied by policy."),
+              refused("c4", "read_file", "File not found: /x/a.ts")),
+    )
+    c1, c2, c3, c4 = (c for x in gemini.read_transcript(path).turns for c in x.tool_calls)
+    for declined in (c1, c2):
+        assert (declined.declined, declined.output, declined.is_error, declined.ran) == ("", "", False, False)
+        assert declined.harness.startswith("[Operation Cancelled]")
+    assert (c3.output, c3.is_error, c3.ran, c3.harness) == ("", True, False, "Tool execution denied by policy.")
+    assert (c4.output, c4.is_error, c4.ran, c4.harness) == ("File not found: /x/a.ts", True, True, "")

@@ -473,7 +473,7 @@ def test_an_accepted_plan_is_a_decision_and_a_rejected_one_is_not():
 
 
 def test_a_prompt_carrying_a_plan_titles_the_note():
-    note = note_of(user("Implement the following plan:\n\n" + PLAN), agent(edit("sync.py")))
+    note = note_of(user(PLAN, "plan"), agent(edit("sync.py")))  # as a source marks a plan the harness put back
     assert note.title == "Resumable Typesense sync"
     assert note.summary.startswith('The user asked: implement the plan "Resumable Typesense sync".')
 

@@ -1,10 +1,15 @@
 """One pass over a transcript: the session as the learners read it.
 
 A session is a list of *exchanges*: what the person said (a prompt, a prompt queued while the agent
-worked, the words typed when rejecting a tool call, or a compaction summary) and the agent's work
-until the person spoke again — its texts (the last one is its *answer*) and its tool calls. An
-exchange that follows an interruption or a rejected tool call is a *correction*: the person
-stopped the agent to redirect it. Also gathered: accepted plans, build/test runs, file edits.
+worked, the words typed when rejecting a tool call, a plan they approved, or a compaction summary)
+and the agent's work until the person spoke again — its texts (the last one is its *answer*) and
+its tool calls. An exchange that follows an interruption or a rejected tool call is a *correction*:
+the person stopped the agent to redirect it. Also gathered: accepted plans, build/test runs, file
+edits.
+
+Who wrote what is the sources' mark (memgit.core.model: a turn's kind and origin, a call's
+`declined` and `harness`); nothing here knows an agent's format. Harness text is never read: not
+as the person's words, not as a tool's output.
 """
 
 from __future__ import annotations
@@ -12,16 +17,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memgit.core.model import ToolCall, Transcript
+from memgit.core.model import HARNESS, ToolCall, Transcript
 from memgit.extract.tools import is_edit
 from memgit.extract.tools import kind as tool_kind
 from memgit.extract.heuristic import shell
 from memgit.extract.heuristic.text import clean_user_text, own_words
 
+# A prompt with nothing in it: a redacted capture, a warm-up, dots.
 _PLACEHOLDER = re.compile(r"^(?:\[REDACTED[^\]]*\]|warmup|\.+|\s*)$", re.I)
-_CONTINUATION = re.compile(r"^\s*this session is being continued from a previous conversation", re.I)
-_PLAN_APPROVED = re.compile(r"## Approved Plan:\s*(?P<plan>.+)$", re.S)
-_PLAN_PASTE = re.compile(r"^\s*(?:implement the following plan|here is the plan)\s*:?\s*", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +47,8 @@ class Exchange:
 
     said: str  # the person's own words: cleaned, pasted logs and code left out ("" for a summary)
     kind: str  # "prompt" | "queued" | "rejection" | "compact_summary" | "plan" | "start"
+    # `said` is the person's words for a prompt, a queued prompt and a rejection, and the plan itself
+    # (the agent's, approved by the person) for a plan.
     correction: bool = False  # right after the person interrupted the agent or rejected a tool call
     pasted: str = ""  # what the person pasted (logs, errors), when they did
     texts: list[str] = field(default_factory=list)  # the agent's texts, in order
@@ -113,7 +118,7 @@ def read(transcript: Transcript) -> Session:
                 current.calls.append(call)
                 if tool_kind(call) == "subagent" and call.answered and not call.is_error and call.output.strip():
                     s.reports.append(call.output)
-                if tool_kind(call) == "plan" and call.answered and not call.is_error:
+                if tool_kind(call) == "plan" and call.answered and call.declined is None and not call.is_error:
                     if plan := _plan_of(call):
                         s.plans.append(plan)
                 if call.declined is not None:
@@ -122,6 +127,11 @@ def read(transcript: Transcript) -> Session:
                         current = open_exchange(words, "rejection")
                         interrupted = True  # what the agent does next answers the same correction
             continue
+        if turn.origin == HARNESS:
+            if turn.kind == "interrupt":
+                s.last_user_kind = "interrupt"
+                interrupted = True
+            continue  # what the harness put in the person's turn: never their words
         if turn.kind == "instructions":
             s.instructions.append(turn.text)
         elif turn.kind == "compact_summary":
@@ -129,43 +139,38 @@ def read(transcript: Transcript) -> Session:
             current = open_exchange("", "compact_summary")
         elif turn.kind == "command":
             s.commands += 1
-        elif turn.kind == "interrupt":
-            s.last_user_kind = "interrupt"
-            interrupted = True
+        elif turn.kind == "plan":
+            s.last_user_kind = turn.kind
+            s.plans.append(turn.text)
+            current = open_exchange(turn.text, "plan")
+            s.tail_start = len(s.calls)
         elif turn.kind in ("prompt", "queued"):
             s.last_user_kind = turn.kind
             text = clean_user_text(turn.text)
             if _PLACEHOLDER.match(text):
                 continue
-            if _CONTINUATION.match(text):  # a recap the source did not mark as one
-                s.compactions.append(text)
-                current = open_exchange("", "compact_summary")
-                continue
-            if _PLAN_PASTE.match(text):
-                s.plans.append(_PLAN_PASTE.sub("", text))
-                current = open_exchange(text, "plan")
-            else:
-                said = own_words(text)
-                pasted = text[len(said):].strip() if len(said) < len(text) else ""
-                current = open_exchange(said or text[:200], turn.kind, pasted)
+            said = own_words(text)
+            pasted = text[len(said):].strip() if len(said) < len(text) else ""
+            current = open_exchange(said or text[:200], turn.kind, pasted)
             s.tail_start = len(s.calls)
     s.runs, s.side_runs = runs(s.calls), runs(s.side_calls)
-    s.edits = [c for c in s.calls + s.side_calls if is_edit(c) and not c.is_error]
+    # An edit left unanswered (the session ended, or the person interrupted the write) may have
+    # happened; one declined or refused did not.
+    s.edits = [c for c in s.calls + s.side_calls if is_edit(c) and not c.is_error and (c.ran or not c.answered)]
     s.exchanges = [x for x in s.exchanges if x.kind != "start" or x.texts or x.calls]
     return s
 
 
 def runs(calls: list[ToolCall]) -> list[Run]:
+    """The calls that built, tested, linted or ran the project: those that ran (not declined or refused)."""
     found = []
     for index, call in enumerate(calls):
-        if call.answered and (parsed := shell.parse(call.command)):
+        if call.ran and (parsed := shell.parse(call.command)):
             found.append(Run(index, call, parsed, not shell.failed(call.output, call.is_error)))
     return found
 
 
 def _plan_of(call: ToolCall) -> str | None:
     plan = call.input.get("plan")
-    if not isinstance(plan, str) and (approved := _PLAN_APPROVED.search(call.output)):
-        plan = approved.group("plan")
     return plan if isinstance(plan, str) and plan.strip() else None
 

@@ -14,13 +14,9 @@ from dataclasses import dataclass
 
 from memgit.core.vocab import slugify
 
-# Blocks the harness or the IDE wraps around what the person typed: context, not their words.
-_NOISE_BLOCK = re.compile(
-    r"<(ide_[a-z_]+|system-reminder|command-[a-z]+|local-command-[a-z]+|bash-[a-z]+|"
-    r"user-prompt-submit-hook|user_context|context|task-notification)>.*?</\1>",
-    re.S,
-)
-_LEFTOVER_TAG = re.compile(r"</?[a-z][\w-]*(?:\s[^<>]{0,200})?>")
+# What the harness put around the person's words is not in their turn (the sources split it off and
+# mark it, memgit.core.model); left here is how people write: placeholders for what they pasted,
+# mentions of files and agents, typographic quotes.
 _IMAGE_REF = re.compile(r"\[Image #?\d*\]|\[image\]", re.I)
 _SPACES = re.compile(r"[ \t]+")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "})
@@ -64,11 +60,9 @@ class Unit:
 
 
 def clean_user_text(text: str) -> str:
-    """Strip IDE/harness wrappers, image markers and @-mentions from what a person typed."""
+    """Tidy what a person typed: image placeholders and @-mentions out, quotes and spaces normalised."""
     text = text.translate(_QUOTES)
-    text = _NOISE_BLOCK.sub(" ", text)
     text = _IMAGE_REF.sub(" ", text)
-    text = _LEFTOVER_TAG.sub(" ", text)
     text = _AGENT_MENTION.sub("", text)
     text = _MENTION.sub("", text)
     return "\n".join(_SPACES.sub(" ", line).strip() for line in text.splitlines()).strip()

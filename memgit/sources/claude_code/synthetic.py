@@ -14,6 +14,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 
+DECLINED = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file "
+            "edit, the new_string was NOT written to the file).")
+
+
 def encode_project_dir(cwd: str) -> str:
     """Claude Code's folder name for a cwd: every non-alphanumeric character becomes '-'."""
     return re.sub(r"[^A-Za-z0-9]", "-", cwd)
@@ -51,8 +55,9 @@ class SessionWriter:
         self._parent = uid
         return record
 
-    def user(self, text: str) -> "SessionWriter":
-        self.records.append({**self._envelope("user"), "message": {"role": "user", "content": text}})
+    def user(self, text: str | list, **fields) -> "SessionWriter":
+        """A user record: a string or content blocks; `fields` adds record fields (isMeta, planContent…)."""
+        self.records.append({**self._envelope("user"), "message": {"role": "user", "content": text}, **fields})
         return self
 
     def assistant(self, text: str) -> "SessionWriter":
@@ -75,6 +80,12 @@ class SessionWriter:
         self.records.append({**self._envelope("user"), "message": {"role": "user", "content": [result]},
                              "toolUseResult": f"Error: {output}" if error else structured})
         return self
+
+    def declined(self, name: str, tool_input: dict, words: str = "") -> "SessionWriter":
+        """A call the person turned down, answered as Claude Code answers it (their words quoted, if any)."""
+        answer = (f"{DECLINED} To tell you how to proceed, the user said:\n{words}" if words else
+                  f"{DECLINED} STOP what you are doing and wait for the user to tell you how to proceed.")
+        return self.tool(name, tool_input, answer, error=True)
 
     def bash(self, command: str, output: str, *, error: bool = False) -> "SessionWriter":
         return self.tool("Bash", {"command": command, "description": "run"}, output, error=error)

@@ -73,10 +73,22 @@ def history_summary(history: Any) -> str | None:
     return None
 
 
-def request(text: str) -> str:
-    """The person's request in an IDE/Desktop message: the text after the last request marker."""
+def request(text: str) -> tuple[str, str]:
+    """(the client's attachments, the person's request) of an IDE/Desktop message.
+
+    The attachments (open tabs, selections, mentioned files) come before the last request marker;
+    a message without the marker is all the person's.
+    """
     at = text.rfind(REQUEST)
-    return text[at + len(REQUEST):] if at >= 0 else text
+    return (text[:at].strip(), text[at + len(REQUEST):]) if at >= 0 else ("", text)
+
+
+def unwrap(text: str) -> str:
+    """An injected fragment's text without the tag around it."""
+    text = text.strip()
+    if text.startswith("<") and text.endswith(">") and (at := text.find(">")) < text.rfind("</"):
+        return text[at + 1: text.rfind("</")].strip()
+    return text
 
 
 def environment_cwd(text: str) -> str | None:

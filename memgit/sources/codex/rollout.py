@@ -17,6 +17,7 @@ from typing import Any
 
 from memgit.core.model import ToolCall, Turn
 from memgit.sources.codex import fragments, tools
+from memgit.sources.harness import harness_text
 from memgit.sources.trim import (MEMGIT_MARKER, PROMPT_HEAD, PROMPT_TAIL, Clean, epoch_ms, redact, trim,
                                  trim_output, trim_value, utc)
 
@@ -209,6 +210,9 @@ class RolloutParser:
         metadata = item.get("metadata")
         if not self.bare or (isinstance(metadata, dict) and metadata.get("inherited_user_message")):
             return  # envelope: the person's words come from the events
+        for text, own in parts:
+            if not own and not fragments.instructions(text) and MEMGIT_MARKER not in text:
+                self._harness(fragments.unwrap(text), ts)
         typed = "\n".join(text for text, own in parts if own and MEMGIT_MARKER not in text)
         if typed.strip():
             self._user_text(typed, ts)
@@ -229,10 +233,16 @@ class RolloutParser:
         if call is None:  # its call is before this range, or never was
             return
         text, failed = tools.output_text(item.get("output"))
-        if call.id not in self._completed:
-            call.output = trim_output(text, self.clean)
-            call.is_error = bool(failed)
         call.answered = True
+        if call.id in self._completed:  # an end event gave the fuller output already
+            return
+        output, said, declined = tools.answer(call.kind, text, failed)
+        call.output = trim_output(output, self.clean)
+        # A refusal is the call failing (the tool never ran); a call the person declined is their choice.
+        call.is_error = declined is None and (bool(failed) or (bool(said) and not output))
+        call.declined = declined
+        if said:
+            call.harness = harness_text(said, self.clean)
 
     def _web_search(self, item: dict[str, Any], ts: Any) -> None:
         action = item.get("action") if isinstance(item.get("action"), dict) else {}
@@ -254,6 +264,7 @@ class RolloutParser:
     # -- the person's words -----------------------------------------------------------------
 
     def _user_text(self, text: str, ts: Any, *, summary: bool = False) -> None:
+        """A user message: the person's words, harness text (injected context, an IDE's attachments), or both."""
         if MEMGIT_MARKER in text:
             self.injected += 1
             return
@@ -264,10 +275,17 @@ class RolloutParser:
                 self.turns.append(Turn("user", text, "compact_summary", utc(ts)))  # prime input: kept whole
             return
         if fragments.is_injected(stripped):
+            self._harness(fragments.unwrap(stripped), ts)
             return
-        words = fragments.request(stripped).strip()
-        if words:
-            self.turns.append(Turn("user", trim(words, PROMPT_HEAD, PROMPT_TAIL, self.clean), "prompt", utc(ts)))
+        attached, words = fragments.request(stripped)
+        if attached:
+            self._harness(attached, ts)
+        if words.strip():
+            self.turns.append(Turn("user", trim(words.strip(), PROMPT_HEAD, PROMPT_TAIL, self.clean), "prompt", utc(ts)))
+
+    def _harness(self, text: str, ts: Any) -> None:
+        if text.strip():
+            self.turns.append(Turn("user", harness_text(text, self.clean), "harness", utc(ts)))
 
     def _user_message(self, payload: dict[str, Any], ts: Any) -> None:
         if payload.get("kind") in ("user_instructions", "environment_context"):  # ≤ 0.4x: injected

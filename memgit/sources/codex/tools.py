@@ -5,6 +5,10 @@ Shell calls have taken three shapes (`shell` with an argv list ≤ 0.4x, `exec_c
 script under `command`, the argv beside it. Outputs are a plain string, a JSON string
 `{"output", "metadata": {"exit_code"}}` (≤ 0.4x and apply_patch), unified exec's text with a
 `Chunk ID / Wall time / Process exited with code N / Output:` header, or content items.
+
+Some answers are the harness's, not the tool's: a call the person rejected ("patch rejected by
+user"), one a sandbox or a policy refused, the sandbox's account of a failed command around what
+the command printed. `answer` tells them apart.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+from memgit.sources import harness
 
 # What each Codex tool does, in the neutral kinds of memgit.core.model.TOOL_KINDS.
 KINDS = {
@@ -21,6 +27,9 @@ KINDS = {
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 _EXEC_HEADER = re.compile(r"\A(?:Chunk ID|Wall time): [^\n]*\n(?:[^\n]*\n){0,8}?Output:\n")
 _EXIT_CODE = re.compile(r"^Process exited with code (-?\d+)$", re.M)
+# ≤ 0.4x: a command that failed in the sandbox, told by the harness around what it printed.
+_SANDBOX_FAILURE = re.compile(r"\A(?P<said>failed in sandbox \S+ with execution error: .*?, exit code: -?\d+), "
+                              r"stdout: (?P<stdout>.*?), stderr: (?P<stderr>.*)\Z", re.S)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (?P<path>.+?)\s*$", re.M)
 
 
@@ -79,6 +88,25 @@ def output_text(output: Any) -> tuple[str, bool | None]:
     return "", None
 
 
+def answer(kind: str, text: str, failed: bool | None) -> tuple[str, str, str | None]:
+    """Split a call's answer into (the tool's output, the harness's text, the person's words if they declined it).
+
+    A shell call whose exit code is known ran: its output is its own. Otherwise a short answer
+    saying the person rejected the call, or that a sandbox, a permission or a policy stopped it, is
+    the harness's (the person's words are "" then: Codex does not quote them).
+    """
+    if (sandbox := _SANDBOX_FAILURE.match(text)) is not None:
+        printed = [sandbox.group(k).strip() for k in ("stdout", "stderr")]
+        return "\n".join(p for p in printed if p), sandbox.group("said"), None
+    if kind == "shell" and failed is not None:
+        return text, "", None
+    if harness.declined(text):
+        return "", text, ""
+    if harness.refused(text):
+        return "", text, None
+    return text, "", None
+
+
 def exec_output(payload: dict[str, Any]) -> str:
     """What an `exec_command_end` / `CommandExecution` says the command printed."""
     for key in ("aggregated_output", "formatted_output"):
@@ -122,7 +150,19 @@ def _string_output(text: str) -> tuple[str, bool | None]:
         code = _EXIT_CODE.search(text[:2000])
         header = _EXEC_HEADER.match(text)
         body = text[header.end():] if header else text
-        return body, exit_failed(int(code.group(1))) if code else None
+        failed = exit_failed(int(code.group(1))) if code else None
+        if body.startswith('[{"type"'):  # a code-mode tool's content items
+            body = _string_output(body)[0]
+        return body, failed
+    if text.startswith('[{"type"'):  # content items, as JSON text
+        try:
+            items = json.loads(text)
+        except (ValueError, RecursionError):
+            items = None
+        if isinstance(items, list):
+            return output_text(items)
+    if text.startswith("failed in sandbox "):
+        return text, True
     return text, None
 
 

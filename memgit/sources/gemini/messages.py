@@ -3,10 +3,12 @@
 A message is `{id, timestamp, type, content, displayContent?}`; `content` is a string or a list of
 Parts (`{text}`, `{text, thought: true}`, `{functionCall}`, `{functionResponse}`, `{inlineData}`).
 `type` is `user`, `gemini` (with `toolCalls`, each carrying its own `result` and `status`), or a UI
-notice (`info`, `error`, `warning`). Not the person's words: the `<session_context>` bootstrap (date,
-OS, workspace tree, GEMINI.md), user messages made only of tool responses (v0.44+), and hook output
-wrapped in `<hook_context>` (memgit's own among it). After `/compress` the summary arrives as a user
-message holding a `<state_snapshot>`.
+notice (`info`, `error`, `warning`). Not the person's words, marked as the harness's: the
+`<session_context>` bootstrap (date, OS, workspace tree, GEMINI.md), hook output wrapped in
+`<hook_context>` (memgit's own among it), and the files an `@path` pulled in after the prompt (when
+no `displayContent` says what was typed). User messages made only of tool responses (v0.44+) answer
+calls. After `/compress` the summary arrives as a user message holding a `<state_snapshot>`. A call
+the person turned down or the harness stopped is `cancelled`: its answer is the harness's.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import re
 from typing import Any
 
 from memgit.core.model import ToolCall, Turn
+from memgit.sources import harness
+from memgit.sources.harness import harness_text, lift_tags
 from memgit.sources.trim import (MEMGIT_MARKER, PROMPT_HEAD, PROMPT_TAIL, Clean, redact, strip_tags, trim,
                                  trim_output, trim_value, utc)
 
@@ -40,6 +44,8 @@ KINDS = {
 _SHELL_TRAILER = re.compile(r"^(?:Exit Code|Signal|Background PIDs|Process Group PGID): [^\n]*$")
 _NOTHING = ("(none)", "(empty)")
 _COMMAND = re.compile(r"^(?:/[A-Za-z][\w:-]*|\?)(?:\s|$)")  # `/memory add …`, `?`: a CLI command
+# What an `@path` in a prompt pulled in, appended by the CLI (atCommandProcessor): the files' text.
+_REFERENCED = re.compile(r"\n?-{3} Content from referenced files -{3}\n.*?(?:\n?-{3} End of content -{3}\s*|\Z)", re.S)
 
 
 class MessageReader:
@@ -70,25 +76,35 @@ class MessageReader:
                 self._response(response)
         shown = message.get("displayContent")
         text = part_text(parts(shown) if shown not in (None, "", []) else content)
-        if "<" + HOOK_CONTEXT in text:
-            if MEMGIT_MARKER in text:
-                self.injected += 1
-            text = strip_tags(text, (HOOK_CONTEXT,))
         if MEMGIT_MARKER in text:
             self.injected += 1
-            return
+            text = strip_tags(text, (HOOK_CONTEXT,))  # memgit's own context arrives as hook output
+            if MEMGIT_MARKER in text:
+                return
+        lifted: list[str] = []
+        if "<" + HOOK_CONTEXT in text:
+            text, lifted = lift_tags(text, (HOOK_CONTEXT,))
+        if "-- Content from referenced files --" in text:
+            lifted += [m.group(0) for m in _REFERENCED.finditer(text)]
+            text = _REFERENCED.sub("", text)
+        for said in lifted:
+            self._harness(said, message)
         text = text.strip()
         if not text:
             return
         if text.startswith(SESSION_CONTEXT):
             self.contexts.append(text)
-            return
-        if SNAPSHOT in text:
+            self._harness(harness.wrapped_whole(text) or text, message)
+        elif SNAPSHOT in text:
             self._add("user", text, "compact_summary", message)  # prime input: kept whole
         elif _COMMAND.match(text):
             self._add("user", trim(text, PROMPT_HEAD, PROMPT_TAIL, self.clean), "command", message)
         else:
             self._add("user", trim(text, PROMPT_HEAD, PROMPT_TAIL, self.clean), "prompt", message)
+
+    def _harness(self, text: str, message: dict[str, Any]) -> None:
+        if text.strip():
+            self._add("user", harness_text(text, self.clean), "harness", message)
 
     def _gemini(self, message: dict[str, Any]) -> None:
         text = part_text(parts(message.get("content"))).strip()
@@ -113,11 +129,22 @@ class MessageReader:
         if not output and isinstance(record.get("resultDisplay"), str):
             output = record["resultDisplay"]
         if record.get("result") not in (None, "", []) or status in ANSWERED:
-            call.answered = True
-            call.is_error = failed or status in ("error", "cancelled") or _exit_failed(call.name, output)
-            output = shell_output(output) if call.name == SHELL else report_text(output) if call.kind == "subagent" else output
-            call.output = trim_output(output or ("cancelled" if status == "cancelled" else ""), self.clean)
+            self._answer(call, output, failed, cancelled=status == "cancelled")
+            call.is_error = call.is_error or (status == "error" and call.declined is None)
         return call
+
+    def _answer(self, call: ToolCall, output: str, failed: bool, *, cancelled: bool = False) -> None:
+        """Set a call's answer: the tool's output, or the harness's text when the call never ran."""
+        call.answered = True
+        if cancelled or (failed and harness.declined(output)):  # the person turned it down (or pressed Esc)
+            call.declined, call.harness = "", harness_text(output or "cancelled", self.clean)
+            return
+        if failed and harness.refused(output):  # a policy or a permission stopped it
+            call.is_error, call.harness = True, harness_text(output, self.clean)
+            return
+        call.is_error = failed or _exit_failed(call.name, output)
+        output = shell_output(output) if call.name == SHELL else report_text(output) if call.kind == "subagent" else output
+        call.output = trim_output(output, self.clean)
 
     def _response(self, response: dict[str, Any]) -> None:
         """A tool response recorded as a user message (v0.44+): it answers a call still open."""
@@ -125,9 +152,7 @@ class MessageReader:
         if call is None or call.answered:
             return
         output, failed = result_text([{"functionResponse": response}])
-        call.is_error = failed or _exit_failed(call.name, output)
-        output = shell_output(output) if call.name == SHELL else report_text(output) if call.kind == "subagent" else output
-        call.output, call.answered = trim_output(output, self.clean), True
+        self._answer(call, output, failed)
 
     def _add(self, role: str, text: str, kind: str, message: dict[str, Any]) -> Turn:
         turn = Turn(role, text, kind, utc(message.get("timestamp")), sidechain=self.sidechain)
