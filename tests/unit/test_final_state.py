@@ -157,7 +157,7 @@ def test_the_fixes_a_person_named_are_kept_and_the_others_are_not():
 
 def test_a_plan_keeps_every_step_it_lists():
     plan = "# Fix write contention\n\n## Fix 1: WAL mode\nSet `journal_mode=WAL`.\n\n## Fix 2: busy timeout\nRaise it."
-    s = read(user("Implement the following plan:\n\n" + plan))
+    s = read(user(plan, "plan"))  # the source marks the pasted plan (the harness wrapper removed)
     assert s.plans and "journal_mode=WAL" in s.plans[0] and "Raise it." in s.plans[0]
 
 
