@@ -22,7 +22,7 @@ import re
 from memgit.extract.heuristic import compaction, instructed
 from memgit.extract.heuristic.candidate import Candidate, concreteness, reasoned
 from memgit.extract.heuristic.session import Session
-from memgit.extract.heuristic.standing import correction_worth_keeping
+from memgit.extract.heuristic.standing import correction_worth_keeping, pushback
 from memgit.extract.heuristic.text import fit_sentences, sentence_case, sentences, words
 
 MAX_RULE = 240
@@ -61,17 +61,6 @@ _DEICTIC = re.compile(
     re.I,
 )
 _GENERIC = re.compile(r"\b(?:always|never|any|every|all|whenever|from now on|in (?:the )?future|ever)\b", re.I)
-# The person pushing back on what the agent chose or did.
-_PUSHBACK = re.compile(
-    r"^(?:no|not|nope|wait|actually|hmm+|hold on|oh no|not like that|that'?s not|this is not|that is not)\b"
-    r"|\b(?:instead|rather than|I (?:don'?t|do not) (?:think|want|like|need)|I didn'?t (?:find|want|ask|like|mean)|"
-    r"(?:I think|maybe|perhaps) we (?:should|could|need)|we shouldn'?t|you shouldn'?t|do we (?:even |really )?need|"
-    r"why (?:did|do|are|would|is) you|not what I|too (?:complex|complicated|much|many|verbose|long)|"
-    r"over-?engineered|overkill|keep it simple|simpler|I'?d (?:actually )?(?:love|like|prefer|rather)|"
-    r"I (?:really )?want|let'?s not|don'?t need|no need|adds? (?:unnecessary )?complexity|"
-    r"reuse|re-use|consolidate|duplicat\w*|simplif\w*|unnecessar\w*|over-?complicat\w*|hard-?coded?)\b",
-    re.I,
-)
 _LEADING_FILLER = re.compile(
     r"^(?:(?:hey|hi|hello)(?: claude)?[,!]?\s+|(?:ok(?:ay)?|yes|yeah|so|oh|well|right)[,!.:]\s+|"
     r"(?:also|and|but|btw|then|fyi|one more thing|one follow up|to be clear|note|important|just so you know)\b[,:]?\s+|"
@@ -101,10 +90,6 @@ def standing_rule(sentence: str) -> bool:
     if sentence.rstrip().endswith("?") or not _directive(sentence):
         return False
     return not (_DEICTIC.search(sentence) and not _GENERIC.search(sentence))
-
-
-def pushback(text: str) -> bool:
-    return _PUSHBACK.search(text) is not None
 
 
 def classify(text: str) -> str:

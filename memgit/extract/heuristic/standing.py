@@ -74,7 +74,7 @@ _PUSHBACK = re.compile(
     r"stay|keep|go|always|only|also)|has to|have to|needs? to be|why (?:did|do|would|are|is) you|"
     r"(?:do|did) (?:we|you) (?:even |really )?need|not (?:helpful|needed|necessary|useful|what)|"
     r"too (?:complex|complicated|verbose|long|many|much|slow|big|noisy)|over-?engineer\w*|overkill|"
-    r"over-?complicat\w*|unnecessar\w*|re-?use|duplicat\w*|de-?dup\w*|consolidat\w*|simpl(?:e|er|ify|icity)|hard-?cod\w*|"
+    r"over-?complicat\w*|unnecessar\w*|re-?use|duplicat\w*|de-?dup\w*|consolidat\w*|simpler|simplif\w*|simplicity|keep it simple|hard-?cod\w*|"
     r"I (?:don'?t|do not) (?:think|want|like|need)|I didn'?t (?:find|want|ask|like|mean)|"
     r"(?:I think|maybe|perhaps) we (?:should|could|need))\b",
     re.I,
