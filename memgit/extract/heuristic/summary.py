@@ -21,6 +21,9 @@ from memgit.extract.heuristic.session import Session, is_edit
 from memgit.extract.heuristic.text import clip, fit_sentences, sentence_case, units, words
 
 MAX_TITLE = 72
+# A log line pasted into the request's sentence ("warnings in the log: [WARNING] x.go: … dropped 7220001
+# messages"): its counts and timestamps are the moment's, not the session's subject.
+_LOG_LINE = re.compile(r"\s*\[(?:WARNING|WARN|ERROR|INFO|DEBUG|FATAL|TRACE)\].*?(?=[?!]|\.(?:\s|$)|$)", re.S)
 MAX_CLOSING = 480
 _GREETING = re.compile(r"^(?:hey|hi|hello|yo|hej|howdy|good (?:morning|afternoon|evening))\b[\s\w,!.]{0,12}$", re.I)
 _USER_POSITIVE = re.compile(
@@ -121,7 +124,7 @@ def paragraph(s: Session, ended: tuple[str, str]) -> str:
             asked = f"implement the plan \"{plan_title(first.said) or 'given'}\""
         else:
             asked = strip_filler(fit_sentences([u.text for u in units(first.said)][:2], 220))
-        asked = clip(scrub(asked, s.cwd), 220).rstrip(".")
+        asked = clip(scrub(_LOG_LINE.sub(" (a log line)", asked), s.cwd), 220).rstrip(".")
         if re.match(r"[A-Z][a-z]", asked):
             asked = asked[0].lower() + asked[1:]
         parts.append(f"The user asked: {asked}{'' if asked.endswith(('?', '!', '…')) else '.'}")
