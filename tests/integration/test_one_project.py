@@ -198,9 +198,9 @@ def test_session_start_in_a_directory_that_does_not_exist_finds_the_project(clau
 def test_session_start_elsewhere_gets_no_project(claude_projects, memory_path, memgit_cli):
     write(claude_projects, session(f"{ANA_MAC}/prg/CC/cc-backend", "hook-3"))
     sync(memgit_cli)
-    text = additional_context(run_hook("session-start", payload("session-start-startup.json",
-                                                                cwd=f"{ANA_MAC}/prg/other"))[0])
-    assert "projects/cc-backend" not in text
+    done = run_hook("session-start", payload("session-start-startup.json", cwd=f"{ANA_MAC}/prg/other"))[0]
+    # nothing holds across projects yet and the folder is in no project: nothing to tell, or no project's notes
+    assert done.returncode == 0 and (not done.stdout.strip() or "projects/cc-backend" not in additional_context(done))
 
 
 # ---- what the project is --------------------------------------------------------------------------
