@@ -168,7 +168,8 @@ def test_a_note_keeps_no_superseded_learning_nor_its_words_in_the_summary():
     assert [d.kind for d in docs].count("superseded") == 2  # kept aside: the index remembers where they were
     assert "NPM" not in docs[0].text and "they pass now" in docs[0].text
     elsewhere = documents("projects/pinion", "sessions/2026/11/2026-11-21-other-99999999.md", NOTE_SAYING_NPM, lookup)
-    assert [d.text for d in elsewhere if d.kind == "superseded"] == ["Use NPM in this repo!"]  # not linked: same words only
+    # A note the bullet does not link: the same words only.
+    assert [d.text for d in elsewhere if d.kind == "superseded"] == ["Use NPM in this repo!"]
 
 
 def test_a_subject_is_a_note_with_its_learnings_or_one_pinned_or_imported_unit():
