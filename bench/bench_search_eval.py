@@ -79,7 +79,7 @@ def main() -> None:
         groups = {f["id"]: f["match"] for s in json.loads((SCALE_LABELS if args.scale else EVAL / "labels.json")
                                                           .read_text())["sessions"] for f in s["facts"]}
         stored = [(s, f) for s in score["sessions"] for f in s["facts"] if f["session"]]
-        alike = own = first = keyed = 0
+        alike = own = first = keyed = hooked = 0
         for s, f in stored:
             hits = search(cfg, f["statement"], all_projects=True, limit=TOP)
             here = search(cfg, f["statement"], limit=TOP, cwd=cwds.get(s["session_id"], str(tmp)))
@@ -91,14 +91,19 @@ def main() -> None:
             first += r1 == 1
             own += r2 is not None
             keyed += r3 is not None
+            ranked = subjects_ranked(str(repo), cwds.get(s["session_id"], str(tmp)), f["statement"])
+            r4 = next((i for i, path in enumerate(ranked[:TOP], 1) if s["session_id"][:8] in path), None)
+            hooked += r4 is not None
             if args.verbose or r1 is None or r3 is None:
                 print(f"  {'miss' if r1 is None else f'#{r1}':>4} {'miss' if r2 is None else f'#{r2}':>4} "
-                      f"{'miss' if r3 is None else f'#{r3}':>4}  [{f['type']}] {f['statement'][:90]} | {words[:60]}")
+                      f"{'miss' if r3 is None else f'#{r3}':>4} {'miss' if r4 is None else f'#{r4}':>4}  "
+                      f"[{f['type']}] {f['statement'][:80]} | {words[:50]}")
         n = len(stored)
         print(f"\nfacts labelled: {sum(len(s['facts']) for s in score['sessions'])}; stored in their session's note: {n}")
         print(f"top-{TOP} finds a note of the fact's session: every scope alike {alike}/{n} = {alike / max(n, 1):.2f}; "
               f"from the session's project {own}/{n} = {own / max(n, 1):.2f}; first hit {first}/{n}; "
-              f"by its key words only {keyed}/{n} = {keyed / max(n, 1):.2f}")
+              f"by its key words only {keyed}/{n} = {keyed / max(n, 1):.2f}; the prompt hook's ranking of subjects "
+              f"(its bar aside) from the session's project {hooked}/{n} = {hooked / max(n, 1):.2f}")
         which = " (scale: one project, 82 sessions)" if args.scale else ""
         rows.add(f"search relevance{which}: stored facts whose session's note is in the top {TOP} (every scope alike)",
                  alike / max(n, 1), "", TARGET, higher_is_better=True, note=f"{alike}/{n} facts")
@@ -108,9 +113,35 @@ def main() -> None:
                  first / max(n, 1), "", note=f"{first}/{n} facts")
         rows.add(f"search relevance{which}: the fact's key words alone (labels' match groups) find its session in the "
                  f"top {TOP}", keyed / max(n, 1), "", note=f"{keyed}/{n} facts")
+        rows.add(f"prompt hook's ranking{which}: the statement typed in the session's project ranks its note in the "
+                 f"top {TOP} subjects (the bar aside)", hooked / max(n, 1), "", note=f"{hooked}/{n} facts")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     rows.write(args.rows)
+
+
+def subjects_ranked(repo: str, cwd: str, prompt: str) -> list[str]:
+    """The paths of the subjects the prompt hook weighs for `prompt` typed in `cwd`, best first, its bar
+    aside: the current scope's subjects holding enough of the words, by their evidence."""
+    from memgit.core import recall as rules
+    from memgit.core.vocab import MAIN
+    from memgit.hook.prompt import current_branch
+    from memgit.store.search_reader import Reader
+
+    words = rules.terms(prompt)
+    with Reader.open(os.path.join(repo, ".git", "memgit")) as reader:
+        total = reader.subjects()
+        postings = {w: reader.holding(w, total) or [] for w in words}
+        held = rules.held_words(postings)
+        branch = current_branch(repo, cwd, [])
+        here = {branch, MAIN} if branch else {MAIN}
+        of = reader.branches(list(held))
+        counts = {w: len(ids) for w, ids in postings.items()}
+        score = {f: rules.evidence(ws, counts, total) for f, ws in held.items() if of.get(f) in here}
+        best = sorted(score, key=lambda f: -score[f])[:TOP]
+        paths = dict(reader._db.execute(f"SELECT id, path FROM subjects WHERE id IN ({','.join('?' * len(best))})",
+                                        best)) if best else {}
+    return [paths[f] for f in best]
 
 
 def _session_cwds(repo: Path) -> dict[str, str]:
@@ -126,7 +157,9 @@ def _session_cwds(repo: Path) -> dict[str, str]:
                                   text=True, check=True).stdout
             meta = dict(line.split(": ", 1) for line in text.split("\n---", 1)[0].splitlines() if ": " in line)
             if "session" in meta and "cwd" in meta:
-                cwds[meta["session"].split("/", 1)[-1]] = os.path.expanduser(meta["cwd"].strip("'\""))
+                # As the note keeps it: "~/..." is the home of whoever worked there, not this bench's
+                # temporary HOME (memgit resolves "~/x" and /home/<name>/x alike).
+                cwds[meta["session"].split("/", 1)[-1]] = meta["cwd"].strip("'\"")
     return cwds
 
 
