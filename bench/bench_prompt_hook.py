@@ -172,13 +172,51 @@ def relevance(rows: Rows) -> None:
         own_named = sum(sid[:8] in told(p, cwd) for sid, p, cwd in named) / len(named)
         places = sorted(set(cwds.values()))
         noisy = [p for i, p in enumerate(UNRELATED) if told(p, places[i % len(places)])]
+        generic = json.loads((Path(__file__).parent / "generic_prompts.json").read_text())
+        loud = {part: [p for i, p in enumerate(generic[part]) if told(p, places[i % len(places)])]
+                for part in ("tuning", "held_out")}
         print("relevance over the labelled fixtures (each prompt typed in its session's project):")
         print(f"  a fact's statement as the prompt: a note of its session comes back for {own:.0%} of {len(facts)}")
         print(f"  a fact named by three of its words: {own_named:.0%} of {len(named)}")
         print(f"  prompts about other things: {len(noisy)} of {len(UNRELATED)} bring anything back"
               + (f" ({'; '.join(noisy)})" if noisy else ""))
+        for part, found in loud.items():
+            print(f"  generic_prompts.json {part}: {len(found)} of {len(generic[part])} bring anything back"
+                  + (f" ({'; '.join(found)})" if found else ""))
         rows.add("prompt hook: unrelated prompts that bring anything back (fixtures)", 100 * len(noisy) / len(UNRELATED),
                  "%", None, note=f"facts as prompts: {own:.0%} find their session; named by 3 words: {own_named:.0%}")
+        rows.add("prompt hook: generic_prompts.json answered (fixtures)", sum(map(len, loud.values())), "", 0,
+                 note="; ".join(f"{part} {len(found)}/{len(generic[part])}" for part, found in loud.items()))
+        _generic_at_scale(generic, rows)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _generic_at_scale(generic: dict, rows: Rows) -> None:
+    """The generic prompts typed in cc-backend's checkout after a sync of ../shared/fixtures/scale."""
+    from bench_scale import MAIN_CHECKOUT, SCALE, lay_out_scale
+
+    from memgit.hook.prompt import recall
+
+    if not (SCALE / "cc-backend").is_dir():
+        print(f"  the scale corpus: skipped ({SCALE} is missing)")
+        return
+    work = Path(tempfile.mkdtemp(prefix="memgit-bench-relevance-scale-"))
+    try:
+        home, memory = work / "home", work / "mem"
+        lay_out_scale(home)
+        env = {**user_env(home), "MEMGIT_HOME": str(memory)}
+        done = subprocess.run([PYTHON, "-m", "memgit.cli.commands", "sync", "--all"], env=env, capture_output=True)
+        if done.returncode != 0:
+            raise SystemExit(f"sync failed:\n{done.stderr.decode()[-2000:]}")
+        now = time.time()
+        loud = {part: [p for p in generic[part] if recall(str(memory), MAIN_CHECKOUT, p, now=now).text]
+                for part in ("tuning", "held_out")}
+        for part, found in loud.items():
+            print(f"  the scale corpus (cc-backend, 82 sessions), generic_prompts.json {part}: {len(found)} of "
+                  f"{len(generic[part])} bring anything back" + (f" ({'; '.join(found)})" if found else ""))
+        rows.add("prompt hook: generic_prompts.json answered (scale corpus)", sum(map(len, loud.values())), "", 0,
+                 note="; ".join(f"{part} {len(found)}/{len(generic[part])}" for part, found in loud.items()))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
