@@ -1,6 +1,6 @@
 """The prompt hook's work (issues 12 and 17): the few memories that clearly bear on a prompt, read
 from the search index, minus what the session-start context already said (memgit.core.recall holds
-the rules: which words, the bar, which line of a file to tell).
+the rules: which words, the bar, which line of a subject to tell).
 
 This runs at every prompt, before the agent sees it. It reads the index as it is and never updates
 it: a stale index still answers, and the next sync (or `memgit search`) brings it up to date. A
@@ -60,7 +60,7 @@ def recall(repo_path: str, cwd: str, prompt: str, *, now: float) -> Recalled:
 
 
 def _found(reader: search_reader.Reader, repo_path: str, cwd: str, words: list[str], problems: list[str]):
-    """(the cwd's branch, [(units, words held)] of each file to tell, best first), or None for nothing."""
+    """(the cwd's branch, [(units, words held)] of each subject to tell, best first), or None for nothing."""
     total = reader.subjects()
     if not total:
         return None
@@ -72,10 +72,10 @@ def _found(reader: search_reader.Reader, repo_path: str, cwd: str, words: list[s
             common.append(word)
         else:
             postings[word], counts[word] = holding, len(holding)
-    rare = [w for w, files in postings.items() if files]
+    rare = [w for w, subjects in postings.items() if subjects]
     if not rare:
         return None  # a prompt made of words most of memory holds bears on nothing in particular
-    for word in common:  # only where a rarer word is: reading every file holding it would cost too much
+    for word in common:  # only where a rarer word is: reading every subject holding it costs too much
         postings[word], counts[word] = reader.holding_among(word, rare), reader.count(word)
     held = rules.held_words(postings)
     if not held:
