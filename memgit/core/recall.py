@@ -227,7 +227,7 @@ def chosen(held: dict[int, list[str]], holding: dict[str, int], branch_of: dict[
 # ---- what a hit says ------------------------------------------------------------------------------
 
 
-def line_of(units: list, words: dict[str, float], told: str = "") -> tuple | None:
+def line_of(units: list, words: dict[str, float], said: str = "") -> tuple | None:
     """The unit of one subject to tell, and its text: what was found or done, never the request itself.
 
     The line holding the most weight of the prompt's words wins: a learning (or a pinned note, an
@@ -241,12 +241,11 @@ def line_of(units: list, words: dict[str, float], told: str = "") -> tuple | Non
     Args:
         units: the subject's search units (memgit.core.search.Doc), its note summary among them.
         words: the prompt's words the subject holds, each with its weight.
-        told: the session-start context (a line it holds word for word is not repeated).
+        said: the session-start context, normalised (a line it holds word for word is not repeated).
     """
     if not units:
         return None
     wanted = {stem(w): weight for w, weight in words.items()}
-    said = normalise(told)
     best, best_key, best_count, repeated = None, None, 0, False
     for unit in units:
         for text in _lines(unit):

@@ -54,8 +54,8 @@ def recall(repo_path: str, cwd: str, prompt: str, *, now: float) -> Recalled:
                              "the next `memgit sync` rebuilds it"])
     if not found:
         return Recalled("", problems)
-    told = told_context(repo_path, found[0], problems)
-    hits = [line for line in (rules.line_of(units, held, told) for units, held in found[1]) if line]
+    said = rules.normalise(told_context(repo_path, found[0], problems))
+    hits = [line for line in (rules.line_of(units, held, said) for units, held in found[1]) if line]
     return Recalled(rules.render(hits), problems)
 
 

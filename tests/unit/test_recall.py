@@ -125,7 +125,7 @@ def test_a_line_the_session_was_told_is_not_repeated_whatever_the_spacing_and_ca
     units = [unit("`docker compose up` fails with port 8108 in use when a stale typesense runs."),
              unit("Typesense listens on 8108; compose maps it.", type="fact")]
     told = "## Gotchas\n- `Docker compose up` fails   with PORT 8108 in use when a stale typesense runs (2 sessions)\n"
-    assert recall.line_of(units, WORDS, told)[1] == "Typesense listens on 8108; compose maps it."
+    assert recall.line_of(units, WORDS, recall.normalise(told))[1] == "Typesense listens on 8108; compose maps it."
 
 
 def test_a_file_whose_lines_say_little_of_the_prompt_says_which_words_it_touched():
