@@ -83,11 +83,11 @@ def test_common_words_in_one_file_are_a_coincidence_but_a_subject_met_many_times
 def test_other_projects_only_when_nothing_here_clears_the_bar_and_then_by_a_margin():
     held = {1: ["typesense", "8108", "compose"], 2: ["typesense", "8108", "compose"]}
     branch = {1: "projects/pinion", 2: "projects/other"}
-    assert recall.chosen(held, RARE, branch, current="projects/pinion", searched=20, total=200) == [1]
-    assert recall.chosen({2: held[2]}, RARE, branch, current="projects/pinion", searched=20, total=200) == [2]
+    assert recall.chosen(held, RARE, branch, current="projects/pinion", searched=20, total=1000) == [1]
+    assert recall.chosen({2: held[2]}, RARE, branch, current="projects/pinion", searched=20, total=1000) == [2]
     weak = {w: 8 for w in RARE}  # the same words, commoner: enough here, not for another project
-    assert recall.chosen({1: held[1]}, weak, branch, current="projects/pinion", searched=20, total=200) == [1]
-    assert recall.chosen({2: held[2]}, weak, branch, current="projects/pinion", searched=20, total=200) == []
+    assert recall.chosen({1: held[1]}, weak, branch, current="projects/pinion", searched=20, total=1000) == [1]
+    assert recall.chosen({2: held[2]}, weak, branch, current="projects/pinion", searched=20, total=1000) == []
 
 
 def test_outside_every_project_only_main_is_searched_and_main_comes_after_the_project():
@@ -95,7 +95,7 @@ def test_outside_every_project_only_main_is_searched_and_main_comes_after_the_pr
     branch = {1: "projects/pinion", 2: "main"}
     counts = {**RARE, "port": 3}
     assert recall.chosen(held, counts, branch, current=None, searched=5, total=40) == [2]
-    assert recall.chosen(held, counts, branch, current="projects/pinion", searched=20, total=200) == [1, 2]
+    assert recall.chosen(held, counts, branch, current="projects/pinion", searched=20, total=1000) == [1, 2]
 
 
 # ---- what a hit says ------------------------------------------------------------------------------
