@@ -17,6 +17,7 @@ from memgit.core.vocab import MAIN, PREFIX, TYPE_PATTERN, TYPE_RANK
 KINDS = ("learning", "note", "pinned", "summary", "memory", "skill", "imported")
 SUMMARY_FILE = "memory_summary.md"
 MEMORY_FILE = "MEMORY.md"
+SUPERSEDED_SECTION = "superseded"  # MEMORY.md's `## Superseded` (memgit.core.superseded)
 
 # How much each kind weighs against the others at equal BM25: a person's pinned words first; the
 # summary repeats MEMORY.md and the notes, so it yields to them.
@@ -56,8 +57,12 @@ def indexed(path: str) -> bool:
         path.startswith("skills/") and path.endswith("/SKILL.md")
 
 
-def documents(branch: str, path: str, text: str) -> list[Doc]:
-    """Cut one file of a branch into search units; [] for a file search does not show."""
+def documents(branch: str, path: str, text: str, superseded=None) -> list[Doc]:
+    """Cut one file of a branch into search units; [] for a file search does not show.
+
+    `superseded` (a memgit.core.superseded.Lookup of the branch) leaves out of a session note the
+    learnings a later session contradicted, and their words out of its summary.
+    """
     if not indexed(path):
         return []
     meta, body = _front_matter(text)
@@ -66,7 +71,7 @@ def documents(branch: str, path: str, text: str) -> list[Doc]:
     if path == SUMMARY_FILE:
         return _sections(branch, path, body, kind="summary", meta={})
     if path.startswith("sessions/"):
-        return _session_note(branch, path, meta, body)
+        return _session_note(branch, path, meta, body, superseded)
     if path.startswith("notes/"):
         return _pinned(branch, path, meta, body)
     if path.startswith("skills/"):
@@ -103,23 +108,30 @@ def _title_and_rest(body: str) -> tuple[str, list[str]]:
     return "", []
 
 
-def _session_note(branch: str, path: str, meta: dict, body: str) -> list[Doc]:
+def _session_note(branch: str, path: str, meta: dict, body: str, superseded=None) -> list[Doc]:
     session = meta.get("session", "")
     day = _day(meta.get("started", "")) or _day(path.rsplit("/", 1)[-1])
     title, lines = _title_and_rest(body)
-    summary, learnings, in_learnings = [], [], False
+    summary, learnings, in_learnings, dropped = [], [], False, []
     for line in lines:
         m = _HEADING.match(line) if line.startswith("#") else None
         if m:
             in_learnings = m.group(2).strip().lower() == "learnings"
             continue
         found = _LEARNING.match(line) if in_learnings and line.lstrip()[:1] in "-*" else None
-        if found:
+        if found and superseded and superseded.covers(path, found.group(1), found.group(2)):
+            dropped.append(found.group(2))  # a later session contradicted it: never searched, never told
+            learnings.append(("", found.group(2)))
+        elif found:
             learnings.append((found.group(1), found.group(2)))
         elif not in_learnings and line.strip():
             summary.append(line.strip())
+    for text in dropped:  # a heuristic summary often repeats a learning word for word ("In the end: ...")
+        summary = [line.replace(text, "…") for line in summary]
     docs = [Doc(branch, path, 0, "note", "", title, "\n".join([title, *summary]).strip(), session, day)]
-    docs += [Doc(branch, path, i, "learning", kind, title, text, session, day)
+    # A superseded learning stays a unit of kind "superseded" (no type): the index keeps it without
+    # its words, to know which note to read again when consolidation changes its mind.
+    docs += [Doc(branch, path, i, "learning" if kind else "superseded", kind, title, text, session, day)
              for i, (kind, text) in enumerate(learnings, 1)]
     return docs
 
@@ -134,12 +146,17 @@ def _pinned(branch: str, path: str, meta: dict, body: str) -> list[Doc]:
 
 
 def _memory(branch: str, path: str, body: str) -> list[Doc]:
-    """One unit per learning line of MEMORY.md, with the sessions that support it and its newest date."""
+    """One unit per learning line of MEMORY.md, with the sessions that support it and its newest date.
+
+    The `## Superseded` section is left out: what a later session contradicted is never searched.
+    """
     docs, topic = [], ""
     for line in body.splitlines():
         m = _HEADING.match(line)
         if m:
             topic = m.group(2)
+            continue
+        if topic.strip().lower() == SUPERSEDED_SECTION:
             continue
         found = _LEARNING.match(line)
         if not found:
@@ -173,6 +190,29 @@ def _sections(branch: str, path: str, body: str, *, kind: str, meta: dict) -> li
             lines.append(line)
     flush()
     return docs
+
+
+def subjects(docs: list[Doc]) -> list[list[Doc]]:
+    """The units of one file grouped by subject, what the prompt hook weighs as a whole
+    (memgit.core.recall): a session's note with its learnings; each pinned note and each section of
+    an imported file. MEMORY.md, the summary and the skills gather many sessions and repeat their
+    words: they are searched, never weighed as one subject."""
+    if docs and docs[0].kind == "note":
+        return [[d for d in docs if d.kind in ("note", "learning")]]
+    return [[d] for d in docs if d.kind in ("pinned", "imported")]
+
+
+def file_text(docs: list[Doc]) -> str:
+    """The words of one file's units with their headings, each once, for the index of whole files."""
+    parts = []
+    for d in docs:
+        if d.title and d.kind not in BORROWED_TITLE and not d.text.startswith(d.title):
+            parts.append(d.title)
+        parts.append(d.text)
+    return "\n".join(parts)
+
+
+BORROWED_TITLE = ("learning", "memory")  # their title is their note's or their topic's: shown, not searched
 
 
 def _day(text: str) -> str:

@@ -1,5 +1,6 @@
-"""The prompt hook's work (issue 12): the few memories relevant to a prompt, read from the search
-index, minus what the session-start context already said (memgit.core.recall holds the rules).
+"""The prompt hook's work (issues 12 and 17): the few memories that clearly bear on a prompt, read
+from the search index, minus what the session-start context already said (memgit.core.recall holds
+the rules: which words, the bar, which line of a subject to tell).
 
 This runs at every prompt, before the agent sees it. It reads the index as it is and never updates
 it: a stale index still answers, and the next sync (or `memgit search`) brings it up to date. A
@@ -10,13 +11,11 @@ SQLite; none needs dulwich, click or yaml.
 from __future__ import annotations
 
 import os
-import time
+import sqlite3
 
 from memgit.core import recall as rules
-from memgit.core.briefing import assemble
-from memgit.core.search import match_expression, rank
 from memgit.core.vocab import MAIN
-from memgit.store import search_index
+from memgit.store import search_index, search_reader
 from memgit.store.context_cache import part_path, read_json
 
 
@@ -37,52 +36,88 @@ def recall(repo_path: str, cwd: str, prompt: str, *, now: float) -> Recalled:
         Exception: whatever reading a broken context cache raises; the hook logs it and says nothing.
     """
     words = rules.terms(prompt)
-    if len(words) < rules.MIN_SHARED:  # "yes", "go on": answered before any file is opened
+    if len(words) < 2:  # "yes", "go on": answered before any file is opened
         return Recalled()
     state = os.path.join(repo_path, ".git", "memgit")
     if not os.path.exists(search_index.path_of(state)):
         return Recalled()  # no memory repository, or no index yet: the next sync builds it
-    found = candidates(state, words)
-    if not found:
-        if not search_index.indexed_heads(state):
-            return Recalled("", [f"the search index {search_index.path_of(state)} is unreadable or empty; "
-                                 "the next `memgit sync` rebuilds it"])
-        return Recalled()
-    passed = rules.relevant(found, words)
-    if not passed:
-        return Recalled()
+    reader = search_reader.Reader.open(state)
+    if reader is None:
+        return Recalled("", [f"the search index {search_index.path_of(state)} is unreadable or of an older "
+                             "kind; the next `memgit sync` rebuilds it"])
     problems: list[str] = []
-    branch, told = told_context(repo_path, cwd, problems)
-    hits = rank(passed, current=branch, now_date=time.strftime("%Y-%m-%d", time.gmtime(now)))
-    hits = rules.scope_order(rules.untold(hits, told), branch)
+    try:
+        with reader:
+            found = _found(reader, repo_path, cwd, words, problems)
+    except sqlite3.DatabaseError as e:
+        return Recalled("", [f"the search index {search_index.path_of(state)} could not be read ({e}); "
+                             "the next `memgit sync` rebuilds it"])
+    if not found:
+        return Recalled("", problems)
+    said = rules.normalise(told_context(repo_path, found[0], problems))
+    hits = [line for line in (rules.line_of(units, held, said) for units, held in found[1]) if line]
     return Recalled(rules.render(hits), problems)
 
 
-def candidates(state_dir: str, words: list[str]) -> list:
-    """The index's (doc, bm25, snippet) for the prompt's words that are not common (rule 3 of the bar)."""
-    common = search_index.common_words(state_dir, words, share=rules.COMMON_SHARE)
-    looked_up = [w for w in words if w not in common]
-    if not looked_up:
-        return []
-    return search_index.query(state_dir, match_expression(" ".join(looked_up)), limit=rules.CANDIDATES,
-                              kinds=rules.KINDS)
+def _found(reader: search_reader.Reader, repo_path: str, cwd: str, words: list[str], problems: list[str]):
+    """(the cwd's branch, [(units, words held)] of each subject to tell, best first), or None for nothing."""
+    total = reader.subjects()
+    if not total:
+        return None
+    limit = rules.common_limit(total)
+    postings, counts, common = {}, {}, []
+    for word in words:
+        holding = reader.holding(word, limit)
+        if holding is None:
+            common.append(word)
+        else:
+            postings[word], counts[word] = holding, len(holding)
+    rare = [w for w, subjects in postings.items() if subjects]
+    if not rare:
+        return None  # a prompt made of words most of memory holds bears on nothing in particular
+    for word in common:  # only where a rarer word is: reading every subject holding it costs too much
+        postings[word], counts[word] = reader.holding_among(word, rare), reader.count(word)
+    held = rules.held_words(postings)
+    if not held:
+        return None
+    branch = current_branch(repo_path, cwd, problems)
+    searched = reader.subjects([branch, MAIN] if branch else [MAIN])
+    picked = rules.chosen(held, counts, reader.branches(list(held)), current=branch, searched=searched, total=total)
+    if not picked:
+        return None
+    units = reader.units(picked)
+    return branch, [(units.get(f, []), {w: rules.weight(counts[w], total) for w in held[f]}) for f in picked]
 
 
-def told_context(repo_path: str, cwd: str, problems: list[str]) -> tuple[str | None, str]:
-    """The project branch of `cwd` and the session-start context it gets, from the context cache.
-
-    The cache is what the session-start hook served from (or wrote); when it is missing, the
-    project is unknown and nothing counts as already told.
-    """
+def _context(repo_path: str) -> tuple[str, dict | None]:
     cdir = os.path.join(repo_path, ".git", "memgit", "context")
-    index = read_json(os.path.join(cdir, "index.json"))
+    return cdir, read_json(os.path.join(cdir, "index.json"))
+
+
+def current_branch(repo_path: str, cwd: str, problems: list[str]) -> str | None:
+    """The project branch of `cwd` as sync files a session started there; None outside every project.
+
+    The context cache answers (and remembers the answer); without it, the identities the search
+    index keeps of each project do.
+    """
+    cdir, index = _context(repo_path)
     if index is None:
-        return None, ""
+        from memgit.sources import workspace
+
+        return workspace.resolve_cwd(cwd, search_index.projects(os.path.join(repo_path, ".git", "memgit")))[0]
     from memgit.hook.context import branch_of
 
-    branch = branch_of(cwd, index, cdir, problems)
+    return branch_of(cwd, index, cdir, problems)
+
+
+def told_context(repo_path: str, branch: str | None, problems: list[str]) -> str:
+    """The session-start context `branch` gets, from the context cache ("" when it is missing)."""
+    cdir, index = _context(repo_path)
+    if index is None:
+        return ""
+    from memgit.core.briefing import assemble
+
     parts = {name: read_json(part_path(cdir, name)) for name in {branch or MAIN, MAIN}}
     project = next((p["name"] for p in index["projects"] if p["branch"] == branch), None)
-    told = assemble(repo=repo_path, branch=branch, project=project, project_part=parts.get(branch),
+    return assemble(repo=repo_path, branch=branch, project=project, project_part=parts.get(branch),
                     main_part=parts.get(MAIN), pending=0, search=index.get("search", False))
-    return branch, told

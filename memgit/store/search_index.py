@@ -2,8 +2,16 @@
 
 A cache like the others under `.git/memgit/`: deleting it changes nothing but speed, a corrupt or
 older-schema file is rebuilt. `update` brings it up to date branch by branch from the heads it
-last indexed (only the directories whose trees changed are compared); `query` and `indexed_heads`
-read it without dulwich (the prompt hook calls them), so nothing here imports memgit.store.repo.
+last indexed (only the directories whose trees changed are compared); `indexed_heads` and
+memgit.store.search_reader read it without dulwich (the prompt hook calls them), so nothing here
+imports memgit.store.repo.
+
+Two tables of words: `fts`, one row per search unit (a learning, a note's summary, a MEMORY.md
+line...), which `memgit search` ranks; and `subject_fts`, one row per subject (a session note with
+its learnings, a pinned note, a section of an imported file: memgit.core.search.subjects), which
+the prompt hook weighs as a whole (memgit.core.recall). A learning MEMORY.md lists under
+`## Superseded` is in neither: the `superseded` table keeps the key of its words and its note, so
+that the note is indexed again when consolidation changes its mind.
 """
 
 from __future__ import annotations
@@ -15,16 +23,17 @@ from collections.abc import Sequence
 
 from memgit.core import search
 from memgit.core.vocab import MAIN, PREFIX
+from memgit.store.blobs import read_blobs
 
 FILE = "search.sqlite"
-SCHEMA = 3  # bump when the tables or documents() change: every branch is indexed again
+SCHEMA = 4  # bump when the tables or documents() change: every branch is indexed again
 DIRS = ("sessions", "notes", "skills", "imported")  # compared as trees: unchanged ones cost one lookup
 ROOT_FILES = (search.MEMORY_FILE, search.SUMMARY_FILE)  # compared by content
 PROJECT_FILE = "PROJECT.md"  # its identities are kept too: search finds the cwd's project without the repository
 SNIPPET_TOKENS = 14
-BATCH = 200  # blobs from which `git cat-file --batch` reads them
 TITLE_WEIGHT, TEXT_WEIGHT = 0.5, 1.0
-BORROWED_TITLE = ("learning", "memory")
+BORROWED_TITLE = search.BORROWED_TITLE
+UNITS = "d.branch, d.path, d.unit, d.kind, d.type, d.title, f.text, d.session, d.date, d.support"  # a search.Doc
 
 _TABLES = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -34,6 +43,17 @@ CREATE TABLE docs (id INTEGER PRIMARY KEY, branch TEXT NOT NULL, path TEXT NOT N
                    support INTEGER NOT NULL, title TEXT NOT NULL);
 CREATE INDEX docs_file ON docs (branch, path);
 CREATE VIRTUAL TABLE fts USING fts5(title, text, tokenize='porter unicode61');
+CREATE TABLE subjects (id INTEGER PRIMARY KEY, branch TEXT NOT NULL, path TEXT NOT NULL);
+CREATE INDEX subjects_file ON subjects (branch, path);
+CREATE TABLE subject_units (doc INTEGER PRIMARY KEY, subject INTEGER NOT NULL);
+CREATE INDEX subject_units_of ON subject_units (subject);
+-- Contentless: which subjects hold a word is all the prompt hook asks; a row is removed by giving
+-- its words again, made again from its units (_subject_words) as search.file_text made them.
+CREATE VIRTUAL TABLE subject_fts USING fts5(text, tokenize='porter unicode61', detail='none', content='');
+CREATE TABLE scopes (branch TEXT PRIMARY KEY, subjects INTEGER NOT NULL);  -- counted once per update
+CREATE TABLE superseded (branch TEXT NOT NULL, path TEXT NOT NULL, key TEXT NOT NULL);
+CREATE INDEX superseded_key ON superseded (branch, key);
+CREATE INDEX superseded_file ON superseded (branch, path);
 INSERT INTO meta VALUES ('schema', '{SCHEMA}');
 """
 
@@ -95,6 +115,11 @@ def _connect(state_dir, *, create: bool) -> sqlite3.Connection | None:
             _log().warning("search index %s is unreadable (%s); rebuilding it", path, e)
         _remove(path)
     return None
+
+
+def reading(state_dir) -> sqlite3.Connection | None:
+    """The index opened for reading; None when there is none, or one of another schema."""
+    return _connect(state_dir, create=False)
 
 
 def _remove(path: str) -> None:
@@ -172,6 +197,9 @@ def _update(db: sqlite3.Connection, repo, heads: dict[str, str], counts: dict) -
             if whole:
                 counts["rebuilt"] += 1
             db.execute("INSERT OR REPLACE INTO heads VALUES (?, ?, ?)", (branch, head, json.dumps(state)))
+            db.execute("INSERT OR REPLACE INTO scopes SELECT ?, count(*) FROM subjects WHERE branch=?",
+                       (branch, branch))
+        db.execute("DELETE FROM scopes WHERE branch NOT IN (SELECT branch FROM heads)")
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
@@ -182,67 +210,71 @@ def _index_branch(db, repo, branch: str, head: str, old: dict, counts: dict) -> 
     """Index what changed in one branch since the state `old` ({} for all); return the new state."""
     from hashlib import sha1
 
-    state, docs = {}, []
+    from memgit.core import superseded as marks
+
+    memory = repo.read(head, search.MEMORY_FILE)
+    items = marks.items(memory.decode("utf-8", "replace")) if memory is not None else []
+    lookup = marks.Lookup(items)
+    state, files = {"superseded": [[i.type, i.text, sorted(i.paths)] for i in items]}, {}
+    # Notes whose learnings consolidation now judges otherwise (superseded, or no longer) are read again.
+    again = _marked_again(db, branch, old.get("superseded", []) if old else [], state["superseded"])
     for directory in DIRS:
         tree = repo.tree_id(head, directory)
         state[directory] = tree
         if tree == old.get(directory):
-            continue
-        changes = repo.tree_changes(old.get(directory), tree, directory) if old.get(directory) else None
+            changes = {}
+        else:
+            changes = repo.tree_changes(old.get(directory), tree, directory) if old.get(directory) else None
         if changes is None:  # first time, or the old tree is gone: every file, after dropping the old ones
             counts["removed"] += _drop(db, branch, directory + "/")
             changes = repo.tree_changes(None, tree, directory) if tree else {}
         elif changes:
             counts["removed"] += sum(_drop(db, branch, path.lstrip("/")) for path in changes)
+        changed = {path.lstrip("/") for path in changes}
         wanted = {path.lstrip("/"): blob for path, blob in changes.items()
                   if blob is not None and search.indexed(path.lstrip("/"))}
-        contents = _read_blobs(repo, set(wanted.values()))
-        for path, blob in wanted.items():
-            docs += search.documents(branch, path, contents[blob].decode("utf-8", "replace"))
+        contents = read_blobs(repo, set(wanted.values()))
+        texts = {path: contents[blob] for path, blob in wanted.items()}
+        for path in sorted(p for p in again if p.startswith(directory + "/") and p not in changed):
+            counts["removed"] += _drop(db, branch, path)
+            data = repo.read(head, path)
+            if data is not None:
+                texts[path] = data
+        for path, data in texts.items():
+            files[path] = search.documents(branch, path, data.decode("utf-8", "replace"), lookup)
     data = repo.read(head, PROJECT_FILE) if branch.startswith(PREFIX) else None
     state["project"] = _identities(branch, data)
     for name in ROOT_FILES:
-        data = repo.read(head, name)
+        data = memory if name == search.MEMORY_FILE else repo.read(head, name)
         digest = sha1(data).hexdigest() if data is not None else None
         state[name] = digest
         if digest == old.get(name):
             continue
         counts["removed"] += _drop(db, branch, name)
         if data is not None:
-            docs += search.documents(branch, name, data.decode("utf-8", "replace"))
-    counts["added"] += _insert(db, docs)
+            files[name] = search.documents(branch, name, data.decode("utf-8", "replace"))
+    counts["added"] += _insert(db, [docs for docs in files.values() if docs])
     return state
 
 
-def _read_blobs(repo, ids: set[str]) -> dict[str, bytes]:
-    """The contents of blobs by id: many at once by `git cat-file --batch` (10,000 notes in ~0.2 s,
-    where dulwich takes ~1.3 s), else (no git, a failure, a few) one by one through the repository."""
-    import shutil
-    import subprocess  # here, not at the top: the prompt hook imports this module at every prompt
+def _marked_again(db, branch: str, before: list, after: list) -> set[str]:
+    """The notes to read again because the superseded learnings changed from `before` to `after`:
+    those the changed bullets link to, those holding a learning of the same words (a phrase of the
+    unit index), and those keeping one as superseded (its key)."""
+    changed = {tuple(x[:2]) + (tuple(x[2]),) for x in before} ^ {tuple(x[:2]) + (tuple(x[2]),) for x in after}
+    if not changed:
+        return set()
+    from memgit.core import superseded as marks
 
-    if len(ids) >= BATCH and (git := shutil.which("git")):
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}  # memgit may run in a git hook
-        env["GIT_CONFIG_NOSYSTEM"] = "1"
-        try:
-            done = subprocess.run([git, "--no-replace-objects", "--git-dir", str(repo.git_dir), "cat-file", "--batch"],
-                                  input="\n".join(ids).encode() + b"\n", capture_output=True, env=env, check=True)
-            return _parse_batch(done.stdout, len(ids))
-        except (OSError, subprocess.CalledProcessError, ValueError) as e:
-            _log().debug("git cat-file --batch failed (%s); reading through dulwich", e)
-    return {blob: repo.read_blob(blob) for blob in ids}
-
-
-def _parse_batch(out: bytes, count: int) -> dict[str, bytes]:
-    contents, at = {}, 0
-    for _ in range(count):
-        end = out.index(b"\n", at)
-        sha, kind, size = out[at:end].decode().split(" ")
-        if kind != "blob":
-            raise ValueError(f"{sha} is a {kind}")
-        at = end + 1 + int(size)
-        contents[sha] = out[end + 1:at]
-        at += 1  # the newline after the content
-    return contents
+    paths = {p for _, _, linked in changed for p in linked}
+    for _, text, _ in changed:
+        key = marks.key(text)
+        paths.update(p for (p,) in db.execute("SELECT path FROM superseded WHERE branch=? AND key=?", (branch, key)))
+        phrase = search.match_expression(f'"{key}"')
+        if phrase:
+            paths.update(p for (p,) in db.execute("SELECT d.path FROM fts JOIN docs d ON d.id = fts.rowid "
+                                                  "WHERE fts MATCH ? AND d.branch=?", (phrase, branch)))
+    return {p for p in paths if p.startswith("sessions/")}
 
 
 def _identities(branch: str, data: bytes | None) -> dict | None:
@@ -281,6 +313,13 @@ def _drop(db, branch: str, path: str | None) -> int:
         where, args = "branch=? AND path >= ? AND path < ?", (branch, path, path[:-1] + "0")  # "0" follows "/"
     else:
         where, args = "branch=? AND path=?", (branch, path)
+    subjects = [row[0] for row in db.execute(f"SELECT id FROM subjects WHERE {where}", args)]
+    if subjects:
+        words = _subject_words(db, subjects)
+        db.executemany("INSERT INTO subject_fts (subject_fts, rowid, text) VALUES ('delete', ?, ?)", words.items())
+        db.executemany("DELETE FROM subject_units WHERE subject=?", ((i,) for i in subjects))
+        db.execute(f"DELETE FROM subjects WHERE {where}", args)
+    db.execute(f"DELETE FROM superseded WHERE {where}", args)
     ids = [row[0] for row in db.execute(f"SELECT id FROM docs WHERE {where}", args)]
     if ids:
         db.executemany("DELETE FROM fts WHERE rowid=?", ((i,) for i in ids))
@@ -288,78 +327,52 @@ def _drop(db, branch: str, path: str | None) -> int:
     return len(ids)
 
 
-def _insert(db, docs: list[search.Doc]) -> int:
-    """Write documents in two batches (their rows, then their text into FTS5) under ids given here."""
-    first = db.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
+def _subject_words(db, subjects: list[int]) -> dict[int, str]:
+    """The words each subject gave the contentless subject index, made again from its units."""
+    units: dict[int, list[search.Doc]] = {s: [] for s in subjects}
+    for start in range(0, len(subjects), 500):
+        chunk = subjects[start:start + 500]
+        for row in db.execute(f"SELECT u.subject, {UNITS} FROM subject_units u JOIN docs d ON d.id = u.doc "
+                              f"JOIN fts f ON f.rowid = d.id WHERE u.subject IN ({','.join('?' * len(chunk))}) "
+                              "ORDER BY u.subject, d.unit", chunk):
+            units[row[0]].append(search.Doc(*row[1:]))
+    return {s: search.file_text(docs) for s, docs in units.items()}
+
+
+def _insert(db, files: list[list[search.Doc]]) -> int:
+    """Write the documents of some files: their rows, their text into FTS5 (under ids given here),
+    and the words of each subject (search.subjects) as a whole; return how many are searchable. A
+    superseded learning is kept by its text's key alone (_marked_again)."""
+    if not files:
+        return 0
+    from memgit.core.superseded import key
+
+    next_subject = db.execute("SELECT coalesce(max(id), 0) + 1 FROM subjects").fetchone()[0]
+    next_doc = db.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
+    subjects, subject_words, members, rows, words, marked = [], [], [], [], [], []
+    for docs in files:
+        subject_of = {}
+        for subject in search.subjects(docs):
+            subjects.append((next_subject, docs[0].branch, docs[0].path))
+            subject_words.append((next_subject, search.file_text(subject)))
+            subject_of.update((id(d), next_subject) for d in subject)
+            next_subject += 1
+        for d in docs:
+            if d.kind == "superseded":
+                marked.append((d.branch, d.path, key(d.text)))
+                continue
+            rows.append((next_doc, d.branch, d.path, d.unit, d.kind, d.type, d.session, d.date, d.support, d.title))
+            # A learning's title is its note's, a MEMORY.md line's its topic: shown, not searched (a
+            # long title would lengthen the document and lower its BM25 against the same words elsewhere).
+            words.append((next_doc, "" if d.kind in BORROWED_TITLE else d.title, d.text))
+            if id(d) in subject_of:
+                members.append((next_doc, subject_of[id(d)]))
+            next_doc += 1
+    db.executemany("INSERT INTO subjects (id, branch, path) VALUES (?, ?, ?)", subjects)
+    db.executemany("INSERT INTO subject_fts (rowid, text) VALUES (?, ?)", subject_words)
     db.executemany("INSERT INTO docs (id, branch, path, unit, kind, type, session, date, support, title) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   ((first + i, d.branch, d.path, d.unit, d.kind, d.type, d.session, d.date, d.support, d.title)
-                    for i, d in enumerate(docs)))
-    # A learning's title is its note's, a MEMORY.md line's its topic: shown, not searched (a long
-    # title would lengthen the document and lower its BM25 against the same words elsewhere).
-    db.executemany("INSERT INTO fts (rowid, title, text) VALUES (?, ?, ?)",
-                   ((first + i, "" if d.kind in BORROWED_TITLE else d.title, d.text) for i, d in enumerate(docs)))
-    return len(docs)
-
-
-def query(state_dir, match: str, *, branches: Sequence[str] | None = None, types: Sequence[str] = (),
-          kinds: Sequence[str] = (), since: str | None = None, limit: int = 50
-          ) -> list[tuple[search.Doc, float, str]]:
-    """The documents matching an FTS5 expression (memgit.core.search.match_expression), best BM25 first.
-
-    Returns:
-        (doc, bm25, snippet) triples: bm25 is SQLite's (lower is better), the snippet marks the
-        matched words with [[ ]]. [] when there is no index or nothing matches.
-    """
-    if not match:
-        return []
-    where, args = filters(branches=branches, types=types, kinds=kinds, since=since)
-    where, args = ["fts MATCH ?", *where], [match, *args]
-    sql = (f"SELECT d.branch, d.path, d.unit, d.kind, d.type, d.title, fts.text, d.session, d.date, d.support, "
-           f"bm25(fts, {TITLE_WEIGHT}, {TEXT_WEIGHT}) AS score, "
-           f"snippet(fts, 1, '[[', ']]', '…', {SNIPPET_TOKENS}) "
-           f"FROM fts JOIN docs d ON d.id = fts.rowid WHERE {' AND '.join(where)} ORDER BY score LIMIT ?")
-    args.append(limit)
-    try:
-        db = _connect(state_dir, create=False)
-        if db is None:
-            return []
-        try:
-            rows = db.execute(sql, args).fetchall()
-        finally:
-            db.close()
-    except sqlite3.OperationalError as e:  # an expression FTS5 refuses: nothing matches it
-        _log().debug("search %r: %s", match, e)
-        return []
-    except sqlite3.DatabaseError:
-        return []
-    return [(search.Doc(*row[:10]), row[10], row[11]) for row in rows]
-
-
-def common_words(state_dir, words: Sequence[str], *, share: float) -> set[str]:
-    """The words found in more than `share` of the indexed documents ({} without an index).
-
-    Each word is looked up as FTS5 would match it (stemmed), without ranking: a lookup stops one
-    document past the share, so a word every note holds costs no more than a rare one. The prompt
-    hook leaves such words out of its query (they weigh next to nothing in BM25, and ranking
-    every document that holds them would cost more than the rest of the hook).
-    """
-    try:
-        db = _connect(state_dir, create=False)
-        if db is None:
-            return set()
-        try:
-            # max(id) and not count(*): 0.1 ms against 10-20 ms for 60,000 documents; ids freed by
-            # deletions make it an overestimate, which only lets a few more words through.
-            enough = max(1, int(share * (db.execute("SELECT max(id) FROM docs").fetchone()[0] or 0)))
-            common = set()
-            for word in words:
-                found = db.execute("SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)",
-                                   (search.match_expression(word) or '""', enough + 1)).fetchone()[0]
-                if found > enough:
-                    common.add(word)
-            return common
-        finally:
-            db.close()
-    except sqlite3.DatabaseError:
-        return set()
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    db.executemany("INSERT INTO fts (rowid, title, text) VALUES (?, ?, ?)", words)
+    db.executemany("INSERT INTO subject_units (doc, subject) VALUES (?, ?)", members)
+    db.executemany("INSERT INTO superseded (branch, path, key) VALUES (?, ?, ?)", marked)
+    return len(words)

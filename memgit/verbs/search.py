@@ -19,7 +19,7 @@ from memgit.core import vocab
 from memgit.core.search import Hit, match_expression, rank
 from memgit.core.selector import pick
 from memgit.errors import MemgitError, NotARepo
-from memgit.store import search_index
+from memgit.store import search_index, search_reader
 from memgit.store.context_cache import read_heads
 from memgit.verbs import semantic as semantic_search
 
@@ -72,7 +72,7 @@ def search(cfg: Config, query: str, *, project: str | None = None, types: Sequen
         names = {b: {b, b.removeprefix(vocab.PREFIX)} for b in heads}
         branches = [pick(project, names, what="project branch", hint=f"branches: {', '.join(sorted(heads))}")]
     current = None if all_projects or project else _current(cfg, heads, cwd or os.getcwd())
-    candidates = search_index.query(cfg.state_dir, match, branches=branches, types=tuple(types), since=since,
+    candidates = search_reader.query(cfg.state_dir, match, branches=branches, types=tuple(types), since=since,
                                     limit=max(limit * POOL, MIN_POOL))
     today = datetime.fromtimestamp(time.time() if now is None else now, timezone.utc).date().isoformat()
     if semantic_search.wanted(cfg, semantic):

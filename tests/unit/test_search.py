@@ -126,3 +126,58 @@ def test_the_same_text_twice_in_a_scope_is_one_hit():
     hits = rank([(doc(kind="learning", text="Port 8108!"), -5.0), (doc(kind="summary", text="port 8108"), -5.0)],
                 current=None, now_date="2026-12-01", limit=10)
     assert [h.kind for h in hits] == ["learning"]
+
+
+# ---- what consolidation marked superseded, and the subjects the prompt hook weighs ----------------
+
+SUPERSEDED_MEMORY = """# Memory: pinion
+
+## Decisions
+
+- [decision] Use pnpm in this repo. — 1 session: [2026-12-01 1234abcd](sessions/b.md)
+
+## Superseded
+
+Learnings a later session contradicted; what holds now follows each.
+
+- [decision] ~~Use npm in this repo.~~ — said in [2026-11-20 6f1c2e4a](sessions/2026/11/2026-11-20-fix-6f1c2e4a.md), \
++2 more; superseded by "Use pnpm in this repo." ([2026-12-01 1234abcd](sessions/b.md))
+"""
+NOTE_SAYING_NPM = NOTE.replace("## Learnings\n", "## Learnings\n- [decision] Use NPM in this repo!\n"
+                               "- [decision] In this repo, use npm for the frontend.\n").replace(
+    "they pass now.", "they pass now. In the end: Use NPM in this repo!")
+
+
+def test_the_superseded_section_is_read_with_its_linked_notes_and_never_searched():
+    from memgit.core import superseded
+
+    [item] = superseded.items(SUPERSEDED_MEMORY)
+    assert (item.type, item.text, item.paths) == ("decision", "Use npm in this repo.",
+                                                 frozenset({"sessions/2026/11/2026-11-20-fix-6f1c2e4a.md"}))
+    assert [d.text for d in documents("projects/pinion", "MEMORY.md", SUPERSEDED_MEMORY)] == ["Use pnpm in this repo."]
+
+
+def test_a_note_keeps_no_superseded_learning_nor_its_words_in_the_summary():
+    from memgit.core import superseded
+
+    lookup = superseded.Lookup(superseded.items(SUPERSEDED_MEMORY))
+    path = "sessions/2026/11/2026-11-20-fix-6f1c2e4a.md"
+    docs = documents("projects/pinion", path, NOTE_SAYING_NPM, lookup)
+    kept = {d.text for d in docs if d.kind == "learning"}
+    assert not any("npm" in t.lower() for t in kept) and len(kept) == 2  # same words; near words, linked note
+    assert [d.kind for d in docs].count("superseded") == 2  # kept aside: the index remembers where they were
+    assert "NPM" not in docs[0].text and "they pass now" in docs[0].text
+    elsewhere = documents("projects/pinion", "sessions/2026/11/2026-11-21-other-99999999.md", NOTE_SAYING_NPM, lookup)
+    # A note the bullet does not link: the same words only.
+    assert [d.text for d in elsewhere if d.kind == "superseded"] == ["Use NPM in this repo!"]
+
+
+def test_a_subject_is_a_note_with_its_learnings_or_one_pinned_or_imported_unit():
+    from memgit.core.search import file_text, subjects
+
+    note = documents("projects/pinion", "sessions/2026/11/2026-11-20-fix-6f1c2e4a.md", NOTE)
+    assert subjects(note) == [note]
+    assert file_text(note).count("Fix Typesense sync tests") == 1 and "`docker compose up`" in file_text(note)
+    imported = documents("main", "imported/claude-code/x/MEMORY.md", "# Notes\n\nUse tabs.\n\n## Build\n\nmake all\n")
+    assert subjects(imported) == [[d] for d in imported] and file_text([imported[1]]) == "Build\nmake all"
+    assert subjects(documents("projects/pinion", "MEMORY.md", MEMORY)) == []
