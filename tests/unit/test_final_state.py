@@ -224,3 +224,17 @@ def test_a_gotcha_that_bites_again_reads_as_how_things_behave():
     assert lasting_gotcha("SQLite parses double-quoted strings as literals, so `json_extract(x, \"$.a\")` never "
                           "matches a metric name.")
     assert not lasting_gotcha("The issue was that the `drained:` label was inside the `select` statement.")
+
+
+@pytest.mark.parametrize("title,line", [
+    ("Add a Make target to format all go files using gofumpt", "Added a Make target to format all go files using gofumpt"),
+    ("Build the site and fix whatever breaks", "Built the site and fixed whatever breaks"),  # the demo's lantern
+    ("can you please add a Github Action to run tests and linting?", "Added a Github Action to run tests and linting"),
+    ("run an agent that creates a color file inside docs, choose your color", "Ran an agent that creates a color file inside docs"),
+    ("Have a look at the git diff of renderer.py and explain it", "Looked at the git diff of renderer.py and explained it"),
+    ("When are the wal journal files reset", "Looked into: when are the wal journal files reset"),
+])
+def test_the_latest_work_says_what_was_done_not_what_was_asked(title, line):
+    from memgit.consolidate.heuristic.briefing import work_line
+
+    assert work_line(title) == line

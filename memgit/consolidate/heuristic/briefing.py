@@ -153,6 +153,7 @@ _AND_VERB = re.compile(r"(\s(?:and|then|,)\s+)(" + "|".join(_PAST) + r")\b", re.
 _CLAUSE = re.compile(r"[,;:(]|\s[-–—]\s|\s(?:and then|then|so that|but)\s|[.?!](?:\s|$)")
 _ASKED = re.compile(r"^(?:(?:(?:can|could|would|will) you|please|pls|let'?s|i want you to|i(?:'d| would) like you to|"
                     r"help me|i need you to)\s+)+", re.I)
+_LOOK = re.compile(r"^(?:have|take|had|took) a (?:quick |closer )?look (?:at|into)\s+", re.I)
 _QUESTION = re.compile(r"^(?:how|what|when|where|which|who|why|is|are|does|do|did|can|could|should)\b", re.I)
 
 
@@ -161,6 +162,8 @@ def work_line(title: str, limit: int = 90) -> str:
     ("Add a Make target to format …" -> "Added a Make target to format …"), so that the briefing
     reports what was worked on rather than repeating what one prompt asked for."""
     text = _ASKED.sub("", " ".join(title.split())).strip()
+    if _LOOK.match(text):
+        text = _AND_VERB.sub(lambda m: f"{m.group(1)}{_PAST[m.group(2).lower()].lower()}", _LOOK.sub("Looked at ", text))
     clause = _CLAUSE.search(text, 12)
     text = text[: clause.start()] if clause else text
     match = _IMPERATIVE.match(text)

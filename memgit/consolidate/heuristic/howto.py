@@ -125,7 +125,8 @@ def command_line(kinds: tuple[str, ...], c: Cluster) -> str:
         cd = _CD.match(span)
         text = _display(_CD.sub("", span))
         shown.append(f"`{cd.group(0).strip() + ' ' if cd and _directory(form) else ''}{text}`")
-    label = " and ".join(_PURPOSE_LABEL.get(k, k) for k in dict.fromkeys(kinds)).capitalize()
+    labels = [_PURPOSE_LABEL.get(k, k) for k in dict.fromkeys(kinds)]
+    label = " and ".join([labels[0], *(x if x.startswith("CI") else x.lower() for x in labels[1:])])
     if _directory(form):
         label += f" ({_directory(form)})"
     return f"- {label}: {', '.join(shown)}"
