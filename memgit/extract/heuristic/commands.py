@@ -142,6 +142,10 @@ _ADVICE = re.compile(
 _DEICTIC_TAIL = re.compile(r"\s+(?:(?:to|and) (?:see|check|verify|confirm|test|try) (?:these|this|that|it|them)\b|to see\b|"
                            r"and (?:check|look|verify|confirm|see|log in)\b|—\s*you should\b).*$", re.I)
 _PIECES = re.compile(r";\s+|:\s+(?=`)|(?<=[.!?])\s+(?=[A-Z`])")
+# Cheap pre-check of a text: a verb of running close before a code span, or a code span described.
+_MAYBE_ADVICE = re.compile(r"\b(?:run|start|launch|build|test|lint|format|use|execute|invoke)\b[^`\n]{0,40}`|"
+                           r"`\s*(?:[—–-]|:)\s*(?:runs|formats|lints|builds|starts|checks|installs|generates|cleans|"
+                           r"serves|compiles|regenerates|bundles)\b", re.I)
 _PROJECT_CALL = re.compile(r"^(?:\./|make\b|-{1,2}[a-z])")
 
 
@@ -153,7 +157,11 @@ def advised(s: Session) -> list[Candidate]:
     verified = {r.shell.family for r in s.runs + s.side_runs if r.ok}
     texts = [x.answer for x in s.exchanges if x.answer] + list(s.plans)
     for text in texts:
+        if not _MAYBE_ADVICE.search(text):
+            continue  # most answers advise nothing: not cut into units for this learner
         for unit in units(text):
+            if not _MAYBE_ADVICE.search(unit.text):
+                continue
             for piece in _PIECES.split(unit.text):
                 if candidate := _advice(piece, s.cwd, verified):
                     found.append(candidate)
