@@ -39,6 +39,7 @@ SCRIPTS = {
     "search": "bench_search.py",
     "search_eval": "bench_search_eval.py",
     "prompt_hook": "bench_prompt_hook.py",
+    "scale": "bench_scale.py",
 }
 SCRIPTS = {name: script for name, script in SCRIPTS.items() if (HERE / script).exists()}
 
