@@ -23,7 +23,7 @@ from memgit.consolidate.heuristic.graph import Cluster, tier
 from memgit.consolidate.heuristic.memory import NoteInfo
 from memgit.consolidate.heuristic.memory_md import link_label
 from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, MIN_PROJECTS
-from memgit.consolidate.heuristic.selection import briefed
+from memgit.consolidate.heuristic.selection import REPORTED, briefed
 from memgit.core.vocab import MAIN, PREFIX, TYPES
 
 # The types with a section of their own (in the order of the injected context) and the section;
@@ -53,14 +53,13 @@ def sentence(c: Cluster) -> str | None:
     return f"- {_finding(c.text)}{strength}"
 
 
-_REPORTED = re.compile(r"^Problem: (?P<problem>.+?)\. Fix: (?P<fix>.+)$", re.S)
 MAX_REPORT = 100
 
 
 def _finding(text: str) -> str:
     """A reported problem and its fix as one statement: a long report (a pasted query or log) gives
     way to the finding, which says what holds."""
-    found = _REPORTED.match(text)
+    found = REPORTED.match(text)
     if found is None or len(found.group("problem")) <= MAX_REPORT:
         return text
     fix = found.group("fix").strip()

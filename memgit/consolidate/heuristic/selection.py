@@ -46,7 +46,7 @@ _NARRATIVE = re.compile(
 # A narrative in the past tense: "X was never called", "the buffer filled up".
 _PAST = re.compile(r"^(?:\S+\s+){0,8}?(?:was|were|had been|did not|didn'?t|wasn'?t|weren'?t|caused|broke|"
                    r"returned|filled|exceeded|crashed|hung|leaked|ran out)\b", re.I)
-_REPORTED = re.compile(r"^Problem: (?P<problem>.+?)\. Fix: (?P<fix>.+)$", re.S)
+REPORTED = re.compile(r"^Problem: (?P<problem>.+?)\. Fix: (?P<fix>.+)$", re.S)
 _TROUBLE = re.compile(r"\b(?:error|errors|fail\w*|crash\w*|leak\w*|slow\w*|hang\w*|stuck|panic\w*|timeout|"
                       r"wrong|broken|doesn'?t work|not working|regression)\b", re.I)
 _RUN_GOTCHA = re.compile(r'^`(?P<failed>[^`]+)` failed with "[^"]*"; (?:running `(?P<fix>[^`]+)`|`(?P<works>[^`]+)` works)')
@@ -95,7 +95,7 @@ def lasting_gotcha(text: str) -> bool:
         if run.group("fix"):
             return True
         return _new_option(run.group("failed"), run.group("works"))
-    if reported := _REPORTED.match(text):  # the person's report and the agent's finding: the finding must hold
+    if reported := REPORTED.match(text):  # the person's report and the agent's finding: the finding must hold
         return bool(_TROUBLE.search(reported.group("problem"))) and lasting(reported.group("fix"))
     return lasting(text)
 
