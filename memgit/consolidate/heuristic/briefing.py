@@ -15,7 +15,9 @@ import re
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 
+from memgit.core.about import about as described
 from memgit.extract.heuristic.filters import problem
+from memgit.extract.heuristic.text import clip
 from memgit.core.scopes import Project
 from memgit.consolidate._budget import Document, Line
 from memgit.consolidate.heuristic import howto, skills as skills_mod
@@ -172,14 +174,12 @@ def work_line(title: str, limit: int = 90) -> str:
         text = "Looked into: " + text[0].lower() + text[1:]
     elif text[:1].islower():
         text = text[0].upper() + text[1:]
-    return _clip(text.rstrip(" .:"), limit)
+    return clip(text.rstrip(" .:"), limit)
 
 
 def about(project: Project | None) -> str:
     """What the project is: PROJECT.md's description (memgit.core.about), one or two sentences."""
-    from memgit.core.about import about as described
-
-    return _clip(described(project) or "", MAX_ABOUT) if project is not None else ""
+    return clip(described(project) or "", MAX_ABOUT) if project is not None else ""
 
 
 def project_summary(label: str, scope: str, project: Project | None, notes: Sequence[tuple[str, NoteInfo]],
@@ -215,11 +215,6 @@ def project_summary(label: str, scope: str, project: Project | None, notes: Sequ
         doc.offer(Line("Where to look deeper", f"- Skill `{s.name}` ({s.title.lower()}): "
                                                f"`memgit show {branch}:skills/{s.name}/SKILL.md`", (3, i)))
     return doc.text()
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
 
 
 # ---- across projects (main) ----------------------------------------------------------------------

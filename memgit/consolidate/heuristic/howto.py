@@ -14,15 +14,12 @@ from collections.abc import Collection, Sequence
 from memgit.consolidate.heuristic import skills as skills_mod
 from memgit.consolidate.heuristic.graph import Cluster, code_spans
 from memgit.extract.heuristic.commands import displayed, partial
-from memgit.extract.heuristic.shell import program
+from memgit.extract.heuristic.shell import as_typed, leading_dir, program, verbatim
 
 PER_PURPOSE = 2  # tools shown for one purpose (a Go build and the frontend's npm build)
 PURPOSES = ("build", "test", "lint", "typecheck", "format", "run", "ci", "install")
 _PURPOSE_LABEL = {"build": "Build", "test": "Test", "lint": "Lint", "typecheck": "Type-check", "format": "Format",
                   "run": "Run", "ci": "CI locally", "install": "Set up", "other": "Also"}
-
-
-_CD = re.compile(r"^\s*cd\s+(?P<dir>[^\s;&|]+)\s*&&\s*")
 
 
 def purposes(clusters: Sequence[Cluster], replaced: Collection[str] = ()) -> list[tuple[tuple[str, ...], Cluster]]:
@@ -38,7 +35,7 @@ def purposes(clusters: Sequence[Cluster], replaced: Collection[str] = ()) -> lis
             continue
         form = _form(c)
         spans = code_spans(form)
-        if replaced and any(program(_CD.sub("", span)) in replaced for span in spans):
+        if replaced and any(program(span) in replaced for span in spans):
             continue
         kinds = skills_mod.categories(c) or ("other",)
         key = (kinds, _directory(form), _tool(spans[0]) if spans else "")
@@ -64,35 +61,21 @@ _WRAPPERS = frozenset("uv run poetry pipenv pdm hatch npx pnpx bunx exec python 
 
 def _tool(span: str) -> str:
     """The tool a command runs, past its runner (`uv run pytest -x` -> pytest; `npm run build` -> npm)."""
-    words = _display(_CD.sub("", span)).split()
+    words = as_typed(verbatim(span)).split()
     return next((w for w in words if w not in _WRAPPERS and not w.startswith("-")), words[0] if words else "")
-
-
-_DISPLAY_TAIL = re.compile(r"\s*\|\s*(?:head|tail|grep|egrep|rg|less|more|tee|cat|sort|uniq|wc|cut|column|jq)\b[^|]*$")
-_REDIRECT = re.compile(r"\s*(?:\d?>&\d|&>\s*\S+|\d?>>?\s*/dev/null)")
-_ECHO = re.compile(r"\s*&&\s*echo\s+(?:\"[^\"]*\"|'[^']*'|\S+)")
-
-
-def _display(span: str) -> str:
-    """A command as a newcomer would type it: display pipes (`| tail -20`), redirects and progress
-    echoes set aside, its arguments and flags kept."""
-    text = _ECHO.sub("", span)
-    while (cut := _DISPLAY_TAIL.sub("", _REDIRECT.sub("", text))) != text:
-        text = cut
-    return " ".join(text.split())
 
 
 def _directory(text: str) -> str:
     """The sub-directory a command runs in (`cd web/frontend && npm run build`), "" for the root."""
     spans = code_spans(text)
-    found = _CD.match(spans[0]) if spans else None
-    return found.group("dir").strip("./") if found and not found.group("dir").startswith(("/", "~")) else ""
+    where = leading_dir(spans[0]) if spans else None
+    return where.strip("./") if where and not where.startswith(("/", "~")) else ""
 
 
 def _clean(text: str) -> tuple[bool, bool]:
     """(on the whole project, without a display pipe) for a [command]'s text."""
     spans = code_spans(text)
-    return (not any(partial(_CD.sub("", s)) for s in spans), not any(displayed(s) for s in spans))
+    return (not any(partial(verbatim(s)) for s in spans), not any(displayed(s) for s in spans))
 
 
 def _preferred(c: Cluster) -> tuple:
@@ -120,15 +103,12 @@ def command_line(kinds: tuple[str, ...], c: Cluster) -> str:
     spans = code_spans(form)
     if not spans or not _PHRASED.match(form):  # the agent's advice ("Run cc-backend with `-loglevel debug`."): as said
         return f"- {form}"
-    shown = []
-    for span in spans:
-        cd = _CD.match(span)
-        text = _display(_CD.sub("", span))
-        shown.append(f"`{cd.group(0).strip() + ' ' if cd and _directory(form) else ''}{text}`")
+    where = _directory(form)
+    shown = [f"`{f'cd {where} && ' if where else ''}{as_typed(verbatim(span))}`" for span in spans]
     labels = [_PURPOSE_LABEL.get(k, k) for k in dict.fromkeys(kinds)]
     label = " and ".join([labels[0], *(x if x.startswith("CI") else x.lower() for x in labels[1:])])
-    if _directory(form):
-        label += f" ({_directory(form)})"
+    if where:
+        label += f" ({where})"
     return f"- {label}: {', '.join(shown)}"
 
 
@@ -146,7 +126,7 @@ def replaced_programs(clusters: Sequence[Cluster]) -> set[str]:
         if c.type == "command":
             for o in c.occurrences:
                 for span in code_spans(o.text):
-                    name = program(_CD.sub("", span))
+                    name = program(span)
                     last_use[name] = max(last_use.get(name, ""), o.when)
     out = set()
     for c in clusters:
@@ -163,4 +143,4 @@ def replaced_programs(clusters: Sequence[Cluster]) -> set[str]:
 
 def runs(c: Cluster, programs: Collection[str]) -> bool:
     """The learning quotes a command of one of these programs (a gotcha about `npm run build`)."""
-    return bool(programs) and any(program(_CD.sub("", span)) in programs for span in code_spans(c.text))
+    return bool(programs) and any(program(span) in programs for span in code_spans(c.text))

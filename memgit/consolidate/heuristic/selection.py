@@ -61,17 +61,8 @@ MIN_SUPPORT = 2  # sessions that make any learning worth a newcomer's time
 
 def briefed(c: Cluster) -> bool:
     """True when a cluster that holds belongs in the briefing (see the module docstring)."""
-    if c.superseded_by is not None:
-        return False
-    if c.type in ("preference", "convention"):
-        return c.support >= MIN_SUPPORT or standing(c.text)
-    if c.type == "gotcha":
-        return c.support >= MIN_SUPPORT or lasting_gotcha(c.text)
-    if c.type == "decision":
-        return c.support >= MIN_SUPPORT or lasting_decision(c.text)
-    if c.type == "fact":
-        return c.support >= MIN_SUPPORT
-    return False
+    bar = _BAR.get(c.type)
+    return c.superseded_by is None and bar is not None and (c.support >= MIN_SUPPORT or bar(c.text))
 
 
 def lasting(text: str) -> bool:
@@ -103,10 +94,14 @@ def lasting_gotcha(text: str) -> bool:
 def _new_option(failed: str, works: str) -> bool:
     """The working command adds an option the failing one lacked (`act -j test` -> `act
     --container-architecture linux/amd64 -j test`), rather than fixing a path or a name."""
-    a, b = parse(failed), parse(works)
-    options = lambda s: {w.split("=", 1)[0] for w in s.split() if w.startswith("-")}  # noqa: E731
-    before = options(a.text if a else failed)
-    after = options(b.text if b else works)
-    return bool(after - before)
+    return bool(_options(works) - _options(failed))
 
 
+def _options(command: str) -> set[str]:
+    shell = parse(command)
+    return {w.split("=", 1)[0] for w in (shell.text if shell else command).split() if w.startswith("-")}
+
+
+# Each type's bar for one session's learning (two sessions clear any); commands have lines of their own.
+_BAR = {"preference": standing, "convention": standing, "gotcha": lasting_gotcha, "decision": lasting_decision,
+        "fact": lambda text: False}

@@ -13,7 +13,7 @@ import re
 from memgit.extract.heuristic.candidate import Candidate
 from memgit.extract.heuristic.filters import is_ephemeral, problem, scrub
 from memgit.extract.heuristic.session import Run, Session
-from memgit.extract.heuristic.shell import CATEGORIES, parse
+from memgit.extract.heuristic.shell import CATEGORIES, leading_dir, parse
 from memgit.extract.heuristic.text import units
 
 MAX_CHARS = 160
@@ -57,16 +57,13 @@ def displayed(command: str) -> bool:
     return _DISPLAY.search(command) is not None
 
 
-_CD = re.compile(r"^\s*(?:cd|pushd)\s+(?P<q>[\"']?)(?P<dir>[^\s;&|\"']+)(?P=q)\s*&&\s*")
-
-
 def directory(run: Run, cwd: str | None) -> str:
     """The sub-directory of the project a command ran in (`cd web/frontend && npm run build`), "" for
     its root: a newcomer needs it to run the command again."""
-    found = _CD.match(run.call.command or "")
-    if not found:
+    where = leading_dir(run.call.command or "")
+    if not where:
         return ""
-    where = found.group("dir").rstrip("/")
+    where = where.rstrip("/")
     if where.startswith("/"):
         root = (cwd or "").rstrip("/")
         if not root or not where.startswith(root + "/"):

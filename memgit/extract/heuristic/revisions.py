@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 
 from memgit.extract.heuristic.session import Exchange, Session
 
+_PERSON_SAID = ("prompt", "queued", "rejection")  # exchanges that open with the person's own words
 MIN_SHARED = 2  # distinctive words a correction and an earlier line must share to be about one subject
 _WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
 _CODE = re.compile(r"`([^`\n]{2,80})`")
@@ -106,14 +107,14 @@ def _next_words(exchanges: list[Exchange]) -> list[str]:
     out, following = [""] * len(exchanges), ""
     for i in range(len(exchanges) - 1, -1, -1):
         out[i] = following
-        if exchanges[i].said and exchanges[i].kind in ("prompt", "queued", "rejection"):
+        if exchanges[i].said and exchanges[i].kind in _PERSON_SAID:
             following = exchanges[i].said
     return out
 
 
 def _revisions(exchanges: list[Exchange]):
     for i, x in enumerate(exchanges):
-        if x.said and x.kind in ("prompt", "queued", "rejection") and _PERSON_TAKES_BACK.search(x.said):
+        if x.said and x.kind in _PERSON_SAID and _PERSON_TAKES_BACK.search(x.said):
             yield Revision(i, subject(x.said), undo_all=_UNDO_ALL.match(x.said.strip()) is not None)
         for text in x.texts:
             for line in text.splitlines():

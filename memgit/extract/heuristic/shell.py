@@ -340,12 +340,33 @@ def program(command: str) -> str:
     return match.group("program").rsplit("/", 1)[-1] if match else ""
 
 
-_LEADING_CD = re.compile(r"^\s*(?:cd|pushd)\s+(?:\"[^\"]*\"|'[^']*'|[^\s;&|]+)\s*(?:&&|;)\s*")
+_LEADING_CD = re.compile(r"^\s*(?:cd|pushd)\s+(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)'|(?P<dir>[^\s;&|]+))\s*(?:&&|;)\s*")
+_ECHO = re.compile(r"\s*&&\s*echo\s+(?:\"[^\"]*\"|'[^']*'|\S+)")
 
 
 def verbatim(command: str) -> str:
     """The command as it ran, without a leading `cd DIR &&` (the project's directory is implied)."""
     return _LEADING_CD.sub("", command.strip(), count=1).strip()
+
+
+def leading_dir(command: str) -> str | None:
+    """The directory a command line changes into before it runs (`cd web/frontend && …`), or None."""
+    found = _LEADING_CD.match(command)
+    return (found.group("dq") or found.group("sq") or found.group("dir")) if found else None
+
+
+def as_typed(command: str) -> str:
+    """A command as a person would type it again: the display pipes at its end (`| tail -20`), its
+    redirects and progress echoes (`&& echo "BUILD OK"`) set aside, its arguments and flags kept."""
+    text = _ECHO.sub("", command)
+    while True:
+        cut = _REDIRECT.sub("", text)
+        head, bar, tail = cut.rpartition("|")
+        if bar and not head.endswith("|") and _DISPLAY_PIPE.match(tail.strip()):
+            cut = head
+        if cut == text:
+            return " ".join(text.split())
+        text = cut
 
 
 def short(command: str) -> str | None:
