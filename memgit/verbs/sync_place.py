@@ -103,8 +103,10 @@ class Places:
         project = scopes.new_project(identity, self.projects)
         message = format_message("init", scopes.branch_slug(project.branch), f"project {project.name}",
                                  body="\n".join(filter(None, [f"Identity: {identity.key}", why])))
-        self.repo.commit(project.branch, {PROJECT_FILE: scopes.render_project_md(project).encode()},
-                         message, create_from=self.repo.root())
+        text = scopes.render_project_md(project).encode()
+        # With retry: a ref lock a killed run left on this new branch clears once stale (store.commits).
+        self.repo.commit_with_retry(project.branch, lambda head: ({PROJECT_FILE: text}, message),
+                                    create_from=self.repo.root())
         self.commits += 1
         self.projects.append(project)
         return project

@@ -98,3 +98,20 @@ def test_killing_sync_twenty_times_converges_to_an_uninterrupted_run(tmp_path):
     assert crashy_ranges == calm_ranges  # same sessions, same ranges: nothing extracted twice
     assert crashy_trees == calm_trees  # same notes, byte for byte
     assert git(crashy_repo, "status", "--porcelain") == ""
+
+
+def test_a_ref_lock_a_kill_left_on_a_project_not_yet_created_delays_its_sessions_but_fails_none(tmp_path):
+    """A run killed while creating a project's branch leaves refs/heads/projects/<slug>.lock; the next
+    run, started at once, waits for the lock to go stale instead of failing that project's sessions."""
+    (tmp_path / ".claude" / "projects").mkdir(parents=True)
+    sync(tmp_path)  # the repository, without the project
+    write_sessions(tmp_path / ".claude" / "projects", n=3)
+    repo = tmp_path / "data" / "memgit"
+    lock = repo / ".git" / "refs" / "heads" / "projects" / "quill.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_bytes(b"")
+    sync(tmp_path)
+    failed = [(r["session"], r["reason"]) for r in ledger_commits(repo) if r["kind"] == "fail"]
+    assert not failed
+    assert "PROJECT.md" in git(repo, "ls-tree", "--name-only", "projects/quill") and not lock.exists()
+    fsck(repo)
