@@ -186,13 +186,18 @@ def wide_secrets() -> dict[str, tuple[str, str]]:
     return wide(random.Random(WIDE_SEED))
 
 
-def test_the_wide_set_reaches_no_git_object_cache_or_output(claude_projects, memory_path, memgit_cli):
+def test_the_wide_set_reaches_no_git_object_cache_or_output(claude_projects, memory_path, memgit_cli, hermetic_env):
     secrets = wide_secrets()
     write_wide(claude_projects, secrets)
     result = memgit_cli("sync", "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["extracted"] >= 1
-    assert leaks(secrets, everything_in(memory_path), result.output) == []
+    search = memgit_cli("search", "deploy config", "--json")  # builds the search index from the notes
+    assert search.exit_code == 0, search.output
+    written = [p for p in hermetic_env.rglob("*") if p.is_file() and ".claude" not in p.parts]  # config, caches
+    assert any(p.name == "search.sqlite" for p in written)
+    assert leaks(secrets, everything_in(memory_path), result.output, search.output,
+                 *(p.read_bytes().decode("utf-8", "replace") for p in written)) == []
     assert memgit_cli("scan").exit_code == 0
     fsck(memory_path)
 
