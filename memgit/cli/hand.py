@@ -7,7 +7,7 @@ from dataclasses import asdict
 
 import click
 
-from memgit.cli.app import cli, emit, json_option, load_config, repo_option
+from memgit.cli.app import cli, confirm, emit, json_option, load_config, repo_option
 
 project_option = click.option("--project", help="This project's scope (slug, projects/<slug> or its name).")
 global_option = click.option("--global", "global_", is_flag=True, help="Main's scope, which holds in every project.")
@@ -39,8 +39,8 @@ def remember(text, type_, global_, project, repo_path, as_json) -> None:
 def forget(target, yes, repo_path, as_json) -> None:
     """Forget a NOTE (path or file name), a SESSION (id or prefix), or the learnings holding QUERY.
 
-    Shows what will go and asks (unless --yes or --json); one `forget` commit per scope, then the scope is
-    consolidated again. `git revert` of the commit brings it back.
+    Shows what will go and asks; without a terminal to ask, or with --json, it needs --yes. One `forget`
+    commit per scope, then the scope is consolidated again. `git revert` of the commit brings it back.
 
     Example: memgit forget "uv run pytest" --yes
     """
@@ -50,8 +50,7 @@ def forget(target, yes, repo_path, as_json) -> None:
     chosen = verb.plan(cfg, target)
     if not as_json:
         click.echo(_plan_text(chosen))
-        if not yes and not click.confirm("Forget this?", default=False):
-            raise click.Abort()
+    confirm("Forget this?", yes=yes, as_json=as_json, doing="forgetting")
     done = verb.forget(cfg, chosen)
     emit(as_json, {"ok": True, **chosen.as_dict(), "commits": [asdict(c) for c in done.commits],
                    "consolidated": [c.scope for c in done.consolidated]}, _written_text(done.commits, done.consolidated))

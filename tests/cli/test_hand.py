@@ -85,7 +85,7 @@ def test_forget_a_learning_then_git_revert_brings_it_back(memgit_cli, world, mem
     shown = memgit_cli("forget", EMOJI, input="n\n")
     assert shown.exit_code != 0 and "projects/pinion:sessions/" in shown.stdout and EMOJI in shown.stdout
     assert not subjects(memory_path, "projects/pinion")[0].startswith("forget(")  # asked, said no: nothing
-    done = json.loads(memgit_cli("forget", EMOJI, "--json").stdout)
+    done = json.loads(memgit_cli("forget", EMOJI, "--json", "--yes").stdout)
     assert done["how"] == "query" and [c["branch"] for c in done["commits"]] == ["projects/pinion"]
     sha = done["commits"][0]["sha"]
     assert git(memory_path, "log", "-1", "--format=%s", sha).startswith("forget(pinion): learnings matching")
@@ -111,7 +111,7 @@ def test_forget_a_note_by_name_and_a_session_by_id(memgit_cli, world, memory_pat
     assert "main:notes/2026-11-20-fridays.md" in out.stdout and "git revert" in out.stdout
     assert "fridays" not in git(memory_path, "ls-tree", "-r", "--name-only", "main")
     session = test_hooks.session_id("hook-world")
-    gone = json.loads(memgit_cli("forget", session[:8], "--json").stdout)
+    gone = json.loads(memgit_cli("forget", session[:8], "--json", "--yes").stdout)
     assert gone["how"] == "session" and gone["drops"][0]["path"].startswith("sessions/")
     assert "sessions/" not in git(memory_path, "ls-tree", "-r", "--name-only", "projects/pinion")
     nothing = memgit_cli("forget", "no such words anywhere", "--yes")
