@@ -28,7 +28,8 @@ def remember(text, type_, global_, project, repo_path, as_json) -> None:
     from memgit.verbs.remember import remember as pin
 
     done = pin(load_config(repo_path), text, type_=type_, project=project, global_=global_)
-    emit(as_json, {"ok": True, **asdict(done)}, f"{done.sha[:8]} {done.subject}\n  {done.branch}:{done.path}")
+    emit(as_json, {"ok": True, **asdict(done)}, f"{done.subject}; nothing committed" if done.already
+         else f"{done.sha[:8]} {done.subject}\n  {done.branch}:{done.path}")
 
 
 @cli.command()

@@ -59,6 +59,22 @@ def test_remember_pins_a_note_on_the_cwd_project_and_the_next_session_is_told(me
     fsck(memory_path)
 
 
+def test_remember_twice_is_one_note_and_says_it_is_already_remembered(memgit_cli, world, memory_path):
+    text = "The staging database is read-only on Mondays"
+    first = json.loads(memgit_cli("remember", text, "--project", "pinion", "--json").stdout)
+    commits = subjects(memory_path, "projects/pinion")
+    again = memgit_cli("remember", "  The staging database   is read-only on Mondays\n", "--project", "pinion")
+    assert again.exit_code == 0, again.stderr
+    assert again.stdout.strip() == f"already remembered in projects/pinion:{first['path']}; nothing committed"
+    assert subjects(memory_path, "projects/pinion") == commits  # no second commit
+    notes = git(memory_path, "ls-tree", "-r", "--name-only", "projects/pinion", "notes/").split()
+    assert notes == [first["path"]]
+    twice = json.loads(memgit_cli("remember", text, "--project", "pinion", "--json").stdout)
+    assert twice["already"] and twice["path"] == first["path"] and not twice["sha"]
+    elsewhere = json.loads(memgit_cli("remember", text, "--global", "--json").stdout)  # another scope: its own note
+    assert not elsewhere["already"] and elsewhere["branch"] == "main"
+
+
 def test_remember_refuses_bad_input(memgit_cli, world, memory_path):
     assert memgit_cli("remember", "  ").exit_code != 0
     bad = memgit_cli("remember", "x", "--type", "mood")
