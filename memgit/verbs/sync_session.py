@@ -19,12 +19,12 @@ from memgit.core import notes, redact, scopes, vocab
 from memgit.config import Config
 from memgit.core.names import safe_label
 from memgit.core.selector import pick
-from memgit.errors import FULL_ERRNOS, LLMError, MemgitError, SecretFound, TranscriptError, TranscriptGone
+from memgit.errors import FULL_ERRNOS, LLMError, MemgitError, SecretFound, TranscriptGone
 from memgit.core.ledger import Ledger, format_message
 from memgit.core.model import Extraction, Transcript
 from memgit.core.redact import redact_note, redact_transcript
 from memgit.verbs.sync_result import SessionResult
-from memgit.verbs.selection import Work
+from memgit.verbs.selection import Work, readable_end
 from memgit.verbs.sync_place import Places
 from memgit.sources import registry
 from memgit.sources.files import SessionFile, sha256_range
@@ -174,8 +174,8 @@ class SyncRun:
             self.warnings.append(edited)
             return prep
         try:
-            t = self.ended_badly(work, registry.read(work.file, start=work.start, session_id=ledger_id(work.file),
-                                                     clean=self.redact))
+            t = registry.read(work.file, start=work.start, session_id=ledger_id(work.file), clean=self.redact)
+            t = readable_end(work, t, now=time.time(), min_idle_minutes=self.cfg.min_idle_minutes)
             prep.end = t.end
             if t.end <= work.start and self.ledger.processed_end(key) >= 0 and work.why != "redo":
                 prep.done = SessionResult(key, "none", start=work.start, end=t.end, reason="nothing new")
@@ -188,25 +188,6 @@ class SyncRun:
         except Exception as e:  # recorded as a `fail` by finish() (an unreadable file: retried by --retry-failed)
             prep.error = e
         return prep
-
-    def ended_badly(self, work: Work, t: Transcript) -> Transcript:
-        """A transcript as far as it can ever be read.
-
-        A file idle past min_idle_minutes is written no more: bytes after its last complete record
-        (a line cut by a crash or a full disk) will never complete, so the range takes them in and
-        `cut` says how many were passed over; otherwise the session would stay pending forever. A
-        file that holds no record at all from its start is not a transcript.
-
-        Raises:
-            TranscriptError: not a transcript (a `fail`, with the reason).
-        """
-        file = work.file
-        if work.start == 0 and t.records == 0 and t.bad_lines:
-            raise TranscriptError(f"not a transcript ({t.bad_lines} line(s), none a {file.agent} record)")
-        idle = time.time() - file.mtime >= self.cfg.min_idle_minutes * 60
-        if idle and not (file.whole or file.compressed) and t.end < file.size:
-            t = replace(t, end=file.size, cut=file.size - t.end)
-        return t
 
     def edited_note(self, key: str) -> str:
         """Why a redo must not overwrite a session's note: a person changed it since memgit wrote it.
