@@ -29,6 +29,7 @@ class Written:
     scope: str
     path: str
     subject: str
+    already: bool = False  # nothing committed: the scope already holds this (remember's `path`)
 
 
 @contextmanager
@@ -108,6 +109,8 @@ def remember(cfg: Config, text: str, *, type_: str | None = None, project: str |
              global_: bool = False, cwd: str | None = None, now: float | None = None) -> Written:
     """Pin `text` as a note of the scope: one `remember(<scope>)` commit, the context cache refreshed.
 
+    A note of the scope holding the same text already is the answer (`already`; nothing committed).
+
     The text is redacted before anything is built from it (the note, its file name, the message),
     and the commit passes the store's gate like every write.
 
@@ -124,6 +127,8 @@ def remember(cfg: Config, text: str, *, type_: str | None = None, project: str |
     day = datetime.fromtimestamp(time.time() if now is None else now, timezone.utc).strftime("%Y-%m-%d")
     with writable(cfg) as repo:
         branch = scope_branch(repo, cfg, project=project, global_=global_, cwd=cwd)
+        if found := _remembered(repo, branch, clean):  # the same words twice are one memory, told once
+            return Written("", branch, scope_label(branch), found, f"already remembered in {branch}:{found}", True)
         path = _free_path(repo, branch, f"{NOTES_DIR}/{day}-{vocab.slugify(clean, 50, max_words=6)}")
         meta = f"---\nadded: '{day}'\n" + (f"type: {type_}\n" if type_ else "") + "---\n"
         scope = scope_label(branch)
@@ -131,6 +136,22 @@ def remember(cfg: Config, text: str, *, type_: str | None = None, project: str |
             ("Memgit-Remember", path), ("Memgit-Type", type_)])
         sha = repo.commit(branch, {path: (meta + clean + "\n").encode()}, message)
         return Written(sha, branch, scope, path, message.split("\n", 1)[0])
+
+
+def _remembered(repo, branch: str, text: str) -> str | None:
+    """The pinned note of the scope that holds `text` alone (whitespace aside), or None."""
+    from memgit.core.notes import split_front_matter
+
+    words = text.split()
+    for path in repo.list(branch, NOTES_DIR):
+        raw = repo.read(branch, path)
+        try:
+            body = split_front_matter((raw or b"").decode("utf-8", "replace"))[1]
+        except ValueError:  # front matter a person broke: compare the whole file
+            body = (raw or b"").decode("utf-8", "replace")
+        if body.split() == words:
+            return path
+    return None
 
 
 def _free_path(repo, branch: str, stem: str) -> str:
