@@ -211,7 +211,7 @@ def fetch(repo, remote: str, *, progress: Progress | None = None) -> Fetched:
         crossing.refuse_secrets(scan_mod.scan_objects(stored_objects(store, arrived), repo.extra_patterns),
                        f"take in what {describe_url(url)} sent: its history holds",
                        "Nothing was fetched. Remove them from that history on the machine that pushed them "
-                       "(`memgit scan` there says where; `memgit scan --help` how)")
+                       "(`memgit scan` there says where, `memgit purge` removes them)")
         store.close()
         _admit(store, raw.object_store)
     finally:

@@ -8,6 +8,7 @@ like and where it is — the commit and file that first hold it, or the file on 
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,6 +28,12 @@ class Found:
     path: str = ""  # the file in the commit, the ref, or the file under .git
     commit: str = ""  # the oldest commit holding it, when it is in one
     line: int = 0
+
+    @property
+    def id(self) -> str:
+        """A short name for this finding, the same at every scan while the history stays (`memgit purge --finding ID`)."""
+        key = "\0".join((self.kind, self.where, self.path, self.commit, str(self.line)))
+        return hashlib.sha1(key.encode("utf-8", "surrogateescape")).hexdigest()[:10]
 
     def describe(self) -> str:
         place = f"{self.where} {self.path}".strip() if self.path else self.where
@@ -140,3 +147,26 @@ def _files(root: Path, where: str, check, git_dir: Path) -> list[Found]:
         found += [Found(f.kind, f"{where} file name", path=rel) for f in check(rel)]
         found += [Found(f.kind, where, path=rel, line=f.line) for f in check(text)]
     return found
+
+
+def secret_values(repo, found: Iterable[Found], extra_patterns: Sequence[str] = ()) -> dict[bytes, str]:
+    """{value: kind} of the findings in objects (files, file names, commit messages, unreachable
+    files): what a purge replaces. Kept in memory only; every other finding has no value to give."""
+    values: dict[bytes, str] = {}
+    for f in found:
+        if f.where == "file":
+            texts = [repo.read(f.commit, f.path) or b""]
+        elif f.where == "unreachable file":
+            texts = [repo.read_blob(f.path)]
+        elif f.where == "commit message":
+            texts = [repo._commit_obj(f.commit).message]
+        elif f.where == "file name" and f.commit:  # the path shown is made safe: look the names up again
+            texts = [path.encode("utf-8", "surrogateescape") for path in repo.files(f.commit)]
+        else:
+            continue
+        for data in texts:
+            text = data.decode("utf-8", "surrogateescape")
+            for hit in redact.find_secrets(text, extra_patterns):
+                if hit.kind == f.kind and (f.where == "file name" or not f.line or hit.line == f.line):
+                    values[text[hit.start:hit.end].encode("utf-8", "surrogateescape")] = hit.kind
+    return values

@@ -1,0 +1,139 @@
+"""`memgit purge`: what `memgit scan` finds taken out of the whole memory repository (issue 18).
+
+Every branch whose history holds a chosen finding is rewritten with the value replaced by
+`[REDACTED:<kind>]` (or the note at a path dropped), every other byte, trailer, author and date kept,
+so the ledger still knows every session read; one `purge(<scope>)` commit on each says what went.
+Then the reflogs are expired, what nothing reaches is deleted (packs included), and the derived
+caches under .git/memgit are cleared and rebuilt. A remote that had the old history gets the new
+one with `memgit push --force` (memgit.verbs.remote); other machines take it at their next pull.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+
+from memgit.config import Config
+from memgit.core.ledger import PURGE, PURGED_TRAILER, REPLACES_TRAILER, format_message
+from memgit.errors import NoMatch
+
+# The derived files under .git/memgit (DESIGN §2: deleting them changes nothing but speed); a purge
+# deletes them all, since any may hold what was purged, and rebuilds what a session start reads.
+DERIVED = ("ledger.pickle", "context", "memory", "search.sqlite", "search.sqlite-wal", "search.sqlite-shm",
+           "semantic.sqlite", "semantic.sqlite-wal", "semantic.sqlite-shm", "settled.json", "imports.json", "root")
+
+# What a purge does about a finding, by where it is.
+ACTIONS = {"file": "replaced", "file name": "replaced", "commit message": "replaced",
+           "unreachable file": "deleted", "cache": "deleted", "cache file name": "deleted",
+           "reflog": "expired", "reflog file name": "expired"}
+LEFT = {  # what the person does instead
+    "config": "remove it from .git/config (a remote URL with a password: memgit remote remove NAME, then add it "
+              "again without the password)",
+    "branch name": "rename the branch (git branch -m OLD NEW) and run memgit purge again",
+    "ref name": "delete the ref (git update-ref -d REF) and run memgit purge again",
+}
+
+
+@dataclass(slots=True)
+class Plan:
+    """What a purge will do: never a value, only kinds and places."""
+
+    findings: list[dict] = field(default_factory=list)  # scan's findings chosen, each with its id and action
+    branches: dict[str, dict] = field(default_factory=dict)  # branch -> {commits rewritten, places: {kind: n}}
+    paths: list[str] = field(default_factory=list)  # notes dropped from every commit
+    left: list[dict] = field(default_factory=list)  # findings a purge cannot remove, with what to do
+
+    @property
+    def empty(self) -> bool:
+        return not self.branches and not any(f["action"] != "left" for f in self.findings)
+
+
+@dataclass(slots=True)
+class PurgeReport:
+    repo: str
+    plan: Plan
+    done: bool = False
+    commits: dict[str, str] = field(default_factory=dict)  # branch -> its purge commit
+    pruned: int = 0  # objects deleted
+    caches: list[str] = field(default_factory=list)  # files under .git/memgit deleted (then rebuilt)
+
+    def as_dict(self) -> dict:
+        return {"repo": self.repo, "done": self.done, **asdict(self.plan), "purge_commits": self.commits,
+                "pruned": self.pruned, "caches": self.caches}
+
+
+def purge(cfg: Config, findings: Sequence[str] = (), paths: Sequence[str] = (), *,
+          confirm: Callable[[Plan], bool]) -> PurgeReport:
+    """Remove the chosen findings (by id; none and no path: every finding) and notes (by path)
+    from every branch's history, after confirm(plan) said yes.
+
+    Raises:
+        NoMatch: an id `memgit scan` does not list, or a path no branch's history holds.
+        NotARepo, LockHeld: as every write.
+        ConflictError: a branch moved during the purge (run it again).
+    """
+    from memgit.store import ledger_cache, rewrite
+    from memgit.store import scan as scan_mod
+    from memgit.verbs.remember import scope_label, writable
+
+    with writable(cfg) as repo:
+        repo.record_edits()  # a person's edits join the history first (one holding a secret stays out)
+        found = scan_mod.scan(repo, cfg.extra_redact_patterns)
+        chosen = _choose(found, findings, bool(paths))
+        planned = rewrite.Planned(repo, scan_mod.secret_values(repo, chosen, cfg.extra_redact_patterns),
+                                  [p.strip("/").encode() for p in paths])
+        missing = [p for p in paths if b"drop:" + p.strip("/").encode() not in planned.history.counts]
+        if missing:
+            raise NoMatch(f"no branch's history holds {', '.join(missing)}; `memgit scan` lists where findings are")
+        plan = Plan([{"id": f.id, **asdict(f), "action": ACTIONS.get(f.where, "left")} for f in chosen],
+                    planned.branches(), list(paths))
+        plan.left = [{"id": f["id"], "where": f["where"], "path": f["path"], "do": LEFT.get(f["where"], "")}
+                     for f in plan.findings if f["action"] == "left"]
+        report = PurgeReport(str(cfg.repo_path), plan)
+        if plan.empty or not confirm(plan):
+            return report
+        tracked = planned.remote_refs()
+        for branch, (_, new) in planned.apply(repo).items():
+            places = plan.branches[branch]["places"]
+            what = (f"drop {', '.join(paths)} and " if paths else "") + \
+                f"remove {sum(n for k, n in places.items() if k != rewrite.DROPPED)} possible secret(s) from the history"
+            trailers = [(PURGED_TRAILER, f"{kind} {n}") for kind, n in sorted(places.items())]
+            trailers += [(REPLACES_TRAILER, f"{ref} {old}") for ref, old in tracked.items()
+                         if ref.partition("/")[2] == branch]
+            report.commits[branch] = repo.commit(branch, {}, format_message(PURGE, scope_label(branch), what,
+                                                                            trailers=trailers),
+                                                 expected=new, allow_empty=True)
+        report.caches = _clear(cfg, [f for f in found if f.where in ("cache", "cache file name")])
+        report.pruned = rewrite.drop_unreachable(repo)
+        ledger_cache.load(repo, cfg.state_dir)  # rebuilt now; the context and search follow as `writable` closes
+        report.done = True
+        return report
+
+
+def _choose(found: list, ids: Sequence[str], by_path: bool) -> list:
+    by_id = {f.id: f for f in found}
+    unknown = [i for i in ids if i not in by_id]
+    if unknown:
+        raise NoMatch(f"no finding {', '.join(unknown)}: `memgit scan` lists them with their ids (a purge changes "
+                      "the ids of what it rewrote)")
+    if ids:
+        return [by_id[i] for i in dict.fromkeys(ids)]
+    return [] if by_path else found
+
+
+def _clear(cfg: Config, cache_findings: list) -> list[str]:
+    """Delete the derived files under .git/memgit, and any other file there a finding is in."""
+    state = cfg.state_dir
+    paths = [state / name for name in DERIVED] + sorted(state.glob("incoming-*"))
+    paths += [cfg.repo_path / f.path for f in cache_findings]
+    cleared = []
+    for path in dict.fromkeys(paths):
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+        else:
+            continue
+        cleared.append(str(path.relative_to(cfg.repo_path)))
+    return cleared

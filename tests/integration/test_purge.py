@@ -1,0 +1,112 @@
+"""`memgit purge` (issue 18): a secret that got into the history — a note, a commit message, a
+trailer, planted by a person's own git commit around memgit's gate — leaves every object, every
+branch and the caches; the ledger, every other byte, the authors and the dates stay."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import string
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memgit.sources.claude_code.synthetic import SessionWriter, session_id
+from tests.conftest import age, fsck, git, ledger_commits
+
+
+def fresh_token() -> str:
+    """A GitHub token memgit's rules catch, made at test time (the test file holds none)."""
+    return "ghp_" + "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(36))
+
+
+def hand_commit(repo: Path, message: str, files: dict[str, str]) -> str:
+    """A commit a person made with git itself, around memgit's gate."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Pat", "GIT_AUTHOR_EMAIL": "pat@example.org",
+           "GIT_COMMITTER_NAME": "Pat", "GIT_COMMITTER_EMAIL": "pat@example.org",
+           "GIT_AUTHOR_DATE": "2026-11-01T10:00:00Z", "GIT_COMMITTER_DATE": "2026-11-01T10:00:05Z"}
+    for path, text in files.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+        git(repo, "add", path)
+    subprocess.run(["git", "-C", str(repo), "commit", "-q", "-m", message], check=True, env=env)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def session(projects: Path, seed: str, lesson: str, cwd: str = "/home/u/dev/app") -> None:
+    writer = (SessionWriter(session_id(seed), cwd)
+              .user(f"The build is broken, fix it. {lesson}")
+              .bash("make test", "collected 3 items\n\n3 passed in 0.2s")
+              .user(f"Thanks. Remember: {lesson}"))
+    age(writer.write(projects))
+
+
+def every_object(repo: Path) -> str:
+    return subprocess.run(["git", "-C", str(repo), "cat-file", "--batch-all-objects", "--batch"],
+                          capture_output=True, check=True).stdout.decode("utf-8", "replace")
+
+
+def notes(repo: Path) -> dict[str, str]:
+    """Every file of every branch, as committed."""
+    out = {}
+    for branch in git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads").split():
+        for path in git(repo, "ls-tree", "-r", "--name-only", branch).splitlines():
+            out[f"{branch}:{path}"] = git(repo, "show", f"{branch}:{path}")
+    return out
+
+
+def ledger(repo: Path) -> list[tuple[str, str, str]]:
+    return sorted((r["kind"], r["session"], r["range"]) for r in ledger_commits(repo))
+
+
+@pytest.fixture
+def planted(claude_projects, memory_path, memgit_cli):
+    """A memory with two sessions, and between them a person's commit holding a token three times."""
+    token = fresh_token()
+    session(claude_projects, "s-1", "Always run the linter with `make lint` before pushing.")
+    assert memgit_cli("sync").exit_code == 0
+    hand = hand_commit(memory_path, f"notes: deploy with {token}\n\nWhy: the staging deploy\nDeploy-Token: {token}\n",
+                       {"notes/deploy.md": f"# Deploy\n\nUse the token {token} for staging.\nKeep it short.\n"})
+    session(claude_projects, "s-2", "The staging deploy runs `make deploy ENV=staging`.", cwd="/home/u/dev/other")
+    assert memgit_cli("sync").exit_code == 0
+    return token, hand
+
+
+def test_purge_takes_a_secret_out_of_every_object_and_keeps_the_rest(planted, memory_path, memgit_cli):
+    token, hand = planted
+    before_notes, before_ledger = notes(memory_path), ledger(memory_path)
+    heads = git(memory_path, "for-each-ref")
+    scan = json.loads(memgit_cli("scan", "--json").stdout)
+    assert {f["where"] for f in scan["findings"]} >= {"file", "commit message"}
+
+    refused = memgit_cli("purge", "--json")  # no --yes: nothing changes
+    assert refused.exit_code == 2 and len(refused.stdout.strip().splitlines()) == 1
+    assert git(memory_path, "for-each-ref") == heads
+
+    result = memgit_cli("purge", "--yes", "--json")
+    assert result.exit_code == 0, result.output
+    assert token not in result.output
+    report = json.loads(result.stdout)
+    assert report["done"] and set(report["purge_commits"]) == {"main"}
+
+    fsck(memory_path)
+    assert memgit_cli("scan").exit_code == 0
+    assert token not in every_object(memory_path)
+    assert ledger(memory_path) == before_ledger  # every session still recorded as read
+    after = notes(memory_path)
+    assert after == {k: v.replace(token, "[REDACTED:github_token]") for k, v in before_notes.items()}
+    assert "[REDACTED:github_token]" in after["main:notes/deploy.md"]
+
+    # the person's commit: its author, dates and message kept but for the value
+    rewritten = git(memory_path, "log", "main", "--format=%H%x00%an <%ae> %aI %cI%x00%B", "--grep", "notes: deploy")
+    sha, who, message = rewritten.split("\x00")
+    assert sha != hand and who == "Pat <pat@example.org> 2026-11-01T10:00:00+00:00 2026-11-01T10:00:05+00:00"
+    assert message.strip() == ("notes: deploy with [REDACTED:github_token]\n\nWhy: the staging deploy\n"
+                               "Deploy-Token: [REDACTED:github_token]")
+    purge_commit = git(memory_path, "log", "-1", "main", "--format=%s%n%(trailers:key=Memgit-Purged,valueonly)")
+    assert purge_commit.startswith("purge(main): ") and "github_token 3" in purge_commit
+
+    synced = json.loads(memgit_cli("sync", "--json").stdout)
+    assert synced["read"] == 0  # no session is read again
