@@ -137,3 +137,48 @@ def _clear(cfg: Config, cache_findings: list) -> list[str]:
             continue
         cleared.append(str(path.relative_to(cfg.repo_path)))
     return cleared
+
+
+def take_remote_purge(repo, cfg: Config, remote: str, before: dict[str, str]) -> list[dict]:
+    """Rebuild each local branch whose copy on `remote` (as just fetched) holds a purge this machine
+    has not seen: the remote's history, then this machine's own commits replayed on top (those not in
+    what the purge replaced, nor in what was last fetched: `before`). No session is read again: the
+    ledger is in the remote's history. Then the old objects go, and the caches are rebuilt.
+
+    Returns:
+        [{branch, replayed}] per branch rebuilt.
+
+    Raises:
+        SecretFound: a commit of this machine to replay holds a possible secret; nothing moved.
+    """
+    from memgit.core.ledger import parse_subject, parse_trailers
+    from memgit.errors import SecretFound
+    from memgit.store import ledger_cache, rewrite
+    from memgit.store.remote import remote_heads
+
+    rebuilt = []
+    for branch, theirs in sorted(remote_heads(repo, remote).items()):
+        ours = repo.head(branch)
+        if ours is None or ours == theirs or repo.is_ancestor(theirs, ours) or repo.is_ancestor(ours, theirs):
+            continue
+        purges = [info for info in repo.history(theirs, exclude=ours) if (parse_subject(info.message) or ("",))[0] == PURGE]
+        if not purges:
+            continue  # two machines' commits: joining merges them
+        replaced = [value.partition(" ")[2] for info in purges
+                    for value in parse_trailers(info.message).get(REPLACES_TRAILER, [])
+                    if value.partition(" ")[0] == f"{remote}/{branch}"]
+        own = rewrite.own_commits(repo, ours, [*replaced, before.get(branch, ""), theirs])
+        try:
+            head, replayed = rewrite.replay(repo, branch, theirs, own)
+        except SecretFound as e:
+            raise SecretFound(f"{remote} purged {branch}, but this machine's own commits on it hold a possible "
+                              f"secret, so it was not rebuilt: run `memgit purge` here, then `memgit pull` again "
+                              f"({e.message})") from e
+        rebuilt.append((branch, ours, head, replayed))
+    for branch, ours, head, _ in rebuilt:
+        rewrite.move_branch(repo, branch, ours, head)
+    if rebuilt:
+        _clear(cfg, [])
+        rewrite.drop_unreachable(repo)
+        ledger_cache.load(repo, cfg.state_dir)
+    return [{"branch": branch, "replayed": replayed} for branch, _, _, replayed in rebuilt]

@@ -110,3 +110,60 @@ def test_purge_takes_a_secret_out_of_every_object_and_keeps_the_rest(planted, me
 
     synced = json.loads(memgit_cli("sync", "--json").stdout)
     assert synced["read"] == 0  # no session is read again
+
+
+def test_a_purge_travels_to_the_remote_and_to_the_other_machine(tmp_path, monkeypatch, memgit_cli):
+    """The value got past memgit's rules (a pattern added later finds it), reached the remote and the
+    other machine; one purge takes it out of all three, and nobody's notes are lost."""
+    from tests.integration.test_machines import Machine
+    from tests.servers import bare_repo
+
+    a, b = Machine(tmp_path / "a", monkeypatch, memgit_cli), Machine(tmp_path / "b", monkeypatch, memgit_cli)
+    bare = bare_repo(tmp_path / "memory.git")
+    value = "zebra-" + secrets.token_hex(16)
+    session(a.projects, "a-1", "Always run the linter with `make lint` before pushing.")
+    a.run("sync")
+    hand_commit(a.memory, f"notes: staging id {value}\n\nStaging-Id: {value}\n",
+                {"notes/deploy.md": f"# Deploy\n\nThe staging id is {value} for now.\n"})
+    a.run("remote", "add", "origin", str(bare))
+    a.run("push")
+    b.run("clone", str(bare))
+    b.run("remember", "--global", "Deploys happen on Fridays only.")  # B's own, not pushed
+    for m in (a, b):  # the rule that finds it came later
+        (m.home / ".config" / "memgit").mkdir(parents=True, exist_ok=True)
+        (m.home / ".config" / "memgit" / "config.toml").write_text('[redact]\nextra_patterns = ["zebra-[0-9a-f]{32}"]\n')
+    assert b.run("scan", ok=False).exit_code == 6
+
+    refused = a.run("push", "--force", ok=False)
+    assert refused.exit_code == 13 and "nothing to force" in refused.stderr
+    a.run("purge", "--yes")
+    assert "memgit push --force" in a.run("push", ok=False).stderr
+
+    old_head = git(bare, "rev-parse", "main").strip()
+    git(bare, "update-ref", "refs/heads/main", "main~1")  # another machine moved the remote meanwhile
+    moved = a.run("push", "--force", ok=False)
+    assert moved.exit_code == 13 and "moved since the purge" in moved.stderr
+    assert git(bare, "rev-parse", "main").strip() == git(bare, "rev-parse", f"{old_head}~1").strip()
+    git(bare, "update-ref", "refs/heads/main", old_head)
+    forced = a.json("push", "--force")
+    assert forced["forced"] == ["main"]
+    reachable = subprocess.run(f"git -C {bare} rev-list --objects --all | cut -d' ' -f1 | git -C {bare} cat-file --batch",
+                               shell=True, capture_output=True, check=True).stdout
+    assert value.encode() not in reachable
+
+    before = notes(b.memory)
+    pulled = b.run("pull").stdout
+    assert "main: rebuilt on origin's history, which `memgit purge` rewrote" in pulled
+    assert "1 commit(s) of this machine replayed on top" in pulled and "NOT joined" not in pulled
+    after = notes(b.memory)
+    assert any("Deploys happen on Fridays only." in text for text in after.values())  # B's note kept
+    assert after["main:notes/deploy.md"] == before["main:notes/deploy.md"].replace(value, "[REDACTED:custom]")
+    for m in (a, b):
+        fsck(m.memory)
+        assert m.run("scan", ok=False).exit_code == 0, m.run("scan", ok=False).stdout
+        assert value not in every_object(m.memory)
+    assert ledger(b.memory) == ledger(a.memory)
+    assert b.json("sync")["read"] == 0
+    b.run("push")  # B's note goes on top of the purged history: a plain fast-forward
+    a.run("pull")
+    assert notes(a.memory) == notes(b.memory)
