@@ -16,7 +16,7 @@ from typing import Iterable, Sequence
 
 from memgit.core import redact
 from memgit.core.names import safe_text
-from memgit.store.objects import StoredObject
+from memgit.store.objects import StoredObject, stored_objects
 
 MAX_CACHE_FILE = 256 << 20  # bytes; a bigger file under .git/memgit is not memgit's
 
@@ -170,3 +170,21 @@ def secret_values(repo, found: Iterable[Found], extra_patterns: Sequence[str] = 
                 if hit.kind == f.kind and (f.where == "file name" or not f.line or hit.line == f.line):
                     values[text[hit.start:hit.end].encode("utf-8", "surrogateescape")] = hit.kind
     return values
+
+
+def scan_since(repo, seen: dict[str, str], extra_patterns: Sequence[str] = ()) -> list[Found]:
+    """The possible secrets in what the branches gained since their heads were `seen` ({branch: sha}),
+    and in the drafts memgit kept of refused edits: what a person wrote by hand, past the gate (a
+    commit made with git, a draft under .git/memgit). Reads only the new objects."""
+    from dulwich.object_store import MissingObjectFinder
+
+    store = repo._repo.object_store
+    wants = sorted({sha.encode() for branch, sha in repo.branches().items() if seen.get(branch) != sha})
+    found = []
+    if wants:
+        haves = [sha.encode() for sha in seen.values() if sha.encode() in store]
+        ids = [sha for sha, _ in MissingObjectFinder(store, haves=haves, wants=wants)]
+        found = _in_objects(stored_objects(store, ids), lambda text: redact.find_secrets(text, extra_patterns))
+    found += _files(repo.git_dir / "memgit" / "drafts", "cache", lambda text: redact.find_secrets(text, extra_patterns),
+                    repo.git_dir)
+    return _named_safely(found, extra_patterns)

@@ -21,7 +21,8 @@ from memgit.errors import NoMatch
 # The derived files under .git/memgit (DESIGN §2: deleting them changes nothing but speed); a purge
 # deletes them all, since any may hold what was purged, and rebuilds what a session start reads.
 DERIVED = ("ledger.pickle", "context", "memory", "search.sqlite", "search.sqlite-wal", "search.sqlite-shm",
-           "semantic.sqlite", "semantic.sqlite-wal", "semantic.sqlite-shm", "settled.json", "imports.json", "root")
+           "semantic.sqlite", "semantic.sqlite-wal", "semantic.sqlite-shm", "settled.json", "imports.json", "root",
+           "noticed.json")
 
 # What a purge does about a finding, by where it is.
 ACTIONS = {"file": "replaced", "file name": "replaced", "commit message": "replaced",
@@ -182,3 +183,45 @@ def take_remote_purge(repo, cfg: Config, remote: str, before: dict[str, str]) ->
         rewrite.drop_unreachable(repo)
         ledger_cache.load(repo, cfg.state_dir)
     return [{"branch": branch, "replayed": replayed} for branch, _, _, replayed in rebuilt]
+
+
+NOTICED = "noticed.json"  # under .git/memgit: the heads last checked for hand-written secrets, and what was found
+
+
+def noticed(repo, cfg: Config) -> list[dict]:
+    """Secrets a person wrote past the gate since the last sync (a commit made with git, a draft of a
+    refused edit), each with the `memgit purge` line that removes it; those found before and still
+    there are told again. With no record yet, only the drafts are read (`memgit scan` reads all)."""
+    from memgit.store import scan as scan_mod
+
+    seen, before = _noticed_state(cfg)
+    found = [{"id": f.id, **asdict(f), "what": f.describe(), "purge": f"memgit purge --finding {f.id}"}
+             for f in scan_mod.scan_since(repo, repo.branches() if seen is None else seen, cfg.extra_redact_patterns)]
+    ids = {f["id"] for f in found}
+    return found + [f for f in before if isinstance(f, dict) and f.get("id") not in ids and _still_there(repo, cfg, f)]
+
+
+def remember_noticed(repo, cfg: Config, found: list[dict]) -> None:
+    """Record the heads checked (the next sync reads only what comes after) and what was found."""
+    import json
+
+    try:
+        (cfg.state_dir / NOTICED).write_text(json.dumps({"heads": repo.branches(), "found": found}), encoding="utf-8")
+    except OSError:
+        pass  # derived: the next sync checks again from the older heads
+
+
+def _noticed_state(cfg: Config) -> tuple[dict[str, str] | None, list]:
+    import json
+
+    try:
+        state = json.loads((cfg.state_dir / NOTICED).read_text(encoding="utf-8"))
+        return dict(state["heads"]), list(state["found"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, []
+
+
+def _still_there(repo, cfg: Config, f: dict) -> bool:
+    if f.get("commit"):
+        return repo.resolve(f["commit"]) is not None  # a purge rewrote it away
+    return (cfg.repo_path / f.get("path", "")).is_file()

@@ -70,22 +70,28 @@ def planted(claude_projects, memory_path, memgit_cli):
     hand = hand_commit(memory_path, f"notes: deploy with {token}\n\nWhy: the staging deploy\nDeploy-Token: {token}\n",
                        {"notes/deploy.md": f"# Deploy\n\nUse the token {token} for staging.\nKeep it short.\n"})
     session(claude_projects, "s-2", "The staging deploy runs `make deploy ENV=staging`.", cwd="/home/u/dev/other")
-    assert memgit_cli("sync").exit_code == 0
-    return token, hand
+    synced = memgit_cli("sync", "--json")
+    assert synced.exit_code == 0 and token not in synced.stdout
+    return token, hand, json.loads(synced.stdout)
 
 
 def test_purge_takes_a_secret_out_of_every_object_and_keeps_the_rest(planted, memory_path, memgit_cli):
-    token, hand = planted
+    token, hand, synced = planted
     before_notes, before_ledger = notes(memory_path), ledger(memory_path)
     heads = git(memory_path, "for-each-ref")
     scan = json.loads(memgit_cli("scan", "--json").stdout)
     assert {f["where"] for f in scan["findings"]} >= {"file", "commit message"}
+    # the sync after the person's commit named each finding with the line that removes it
+    told = {f["purge"] for f in synced["secrets"]}
+    assert told == {f"memgit purge --finding {f['id']}" for f in scan["findings"] if f["commit"] == hand}
+    assert {f["where"] for f in synced["secrets"]} == {"file", "commit message"}
+    assert all(any(line in w for w in synced["warnings"]) for line in told)
 
     refused = memgit_cli("purge", "--json")  # no --yes: nothing changes
     assert refused.exit_code == 2 and len(refused.stdout.strip().splitlines()) == 1
     assert git(memory_path, "for-each-ref") == heads
 
-    result = memgit_cli("purge", "--yes", "--json")
+    result = memgit_cli("purge", *" ".join(sorted(told)).replace("memgit purge ", "").split(), "--yes", "--json")
     assert result.exit_code == 0, result.output
     assert token not in result.output
     report = json.loads(result.stdout)
@@ -108,8 +114,8 @@ def test_purge_takes_a_secret_out_of_every_object_and_keeps_the_rest(planted, me
     purge_commit = git(memory_path, "log", "-1", "main", "--format=%s%n%(trailers:key=Memgit-Purged,valueonly)")
     assert purge_commit.startswith("purge(main): ") and "github_token 3" in purge_commit
 
-    synced = json.loads(memgit_cli("sync", "--json").stdout)
-    assert synced["read"] == 0  # no session is read again
+    again = json.loads(memgit_cli("sync", "--json").stdout)
+    assert again["read"] == 0 and "secrets" not in again  # no session is read again; nothing left to tell
 
 
 def test_a_purge_travels_to_the_remote_and_to_the_other_machine(tmp_path, monkeypatch, memgit_cli):
@@ -167,3 +173,22 @@ def test_a_purge_travels_to_the_remote_and_to_the_other_machine(tmp_path, monkey
     b.run("push")  # B's note goes on top of the purged history: a plain fast-forward
     a.run("pull")
     assert notes(a.memory) == notes(b.memory)
+
+
+def test_a_refused_edit_kept_as_a_draft_is_told_at_sync_and_purged(memory_path, memgit_cli):
+    from memgit import config
+    from memgit.errors import SecretFound
+    from memgit.verbs.remember import commit_edit
+
+    assert memgit_cli("init").exit_code == 0
+    token = fresh_token()
+    cfg = config.load()
+    with pytest.raises(SecretFound):  # `memgit edit` refuses it, and keeps the person's words in a draft
+        commit_edit(cfg, "main", "notes/deploy.md", git(memory_path, "rev-parse", "main").strip(), f"token {token}\n")
+    synced = json.loads(memgit_cli("sync", "--json").stdout)
+    [found] = synced["secrets"]
+    assert found["where"] == "cache" and found["path"].startswith(".git/memgit/drafts/")
+    result = memgit_cli(*found["purge"].split()[1:], "--yes")
+    assert result.exit_code == 0, result.output
+    assert memgit_cli("scan").exit_code == 0
+    assert "secrets" not in json.loads(memgit_cli("sync", "--json").stdout)
