@@ -191,12 +191,12 @@ NOTICED = "noticed.json"  # under .git/memgit: the heads last checked for hand-w
 def noticed(repo, cfg: Config) -> list[dict]:
     """Secrets a person wrote past the gate since the last sync (a commit made with git, a draft of a
     refused edit), each with the `memgit purge` line that removes it; those found before and still
-    there are told again. With no record yet, only the drafts are read (`memgit scan` reads all)."""
+    there are told again. With no record yet (a first sync, or after a purge) the whole history is read once."""
     from memgit.store import scan as scan_mod
 
     seen, before = _noticed_state(cfg)
     found = [{"id": f.id, **asdict(f), "what": f.describe(), "purge": f"memgit purge --finding {f.id}"}
-             for f in scan_mod.scan_since(repo, repo.branches() if seen is None else seen, cfg.extra_redact_patterns)]
+             for f in scan_mod.scan_since(repo, seen or {}, cfg.extra_redact_patterns)]
     ids = {f["id"] for f in found}
     return found + [f for f in before if isinstance(f, dict) and f.get("id") not in ids and _still_there(repo, cfg, f)]
 

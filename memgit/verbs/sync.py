@@ -186,12 +186,12 @@ def _noticed(repo, cfg: Config) -> list[dict]:
 
 
 def _tell_noticed(repo, cfg: Config, result: SyncResult, found: list[dict]) -> None:
-    """Say which secrets a person wrote past the gate, each with the `memgit purge` line that removes it."""
+    """Say which secrets got past the gate (a person's own commit), each with the `memgit purge` line that removes it."""
     from memgit.verbs import purge
 
     result.secrets = found
-    result.warnings += [f"a possible secret written by hand: {f['what']}; remove it from the history with: "
-                        f"{f['purge']}" for f in found]
+    result.warnings += [f"a possible secret got into the history: {f['what']}; remove it with: {f['purge']}"
+                        for f in found]
     purge.remember_noticed(repo, cfg, found)
 
 
