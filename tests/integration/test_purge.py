@@ -104,6 +104,8 @@ def test_purge_takes_a_secret_out_of_every_object_and_keeps_the_rest(planted, me
     after = notes(memory_path)
     assert after == {k: v.replace(token, "[REDACTED:github_token]") for k, v in before_notes.items()}
     assert "[REDACTED:github_token]" in after["main:notes/deploy.md"]
+    assert (memory_path / "notes" / "deploy.md").read_text() == after["main:notes/deploy.md"]  # the worktree follows
+    assert git(memory_path, "status", "--porcelain") == ""
 
     # the person's commit: its author, dates and message kept but for the value
     rewritten = git(memory_path, "log", "main", "--format=%H%x00%an <%ae> %aI %cI%x00%B", "--grep", "notes: deploy")
@@ -192,3 +194,20 @@ def test_a_refused_edit_kept_as_a_draft_is_told_at_sync_and_purged(memory_path, 
     assert result.exit_code == 0, result.output
     assert memgit_cli("scan").exit_code == 0
     assert "secrets" not in json.loads(memgit_cli("sync", "--json").stdout)
+
+
+def test_purge_path_drops_a_note_from_every_commit(memory_path, memgit_cli):
+    assert memgit_cli("init").exit_code == 0
+    token = fresh_token()
+    hand_commit(memory_path, "notes: deploy", {"notes/deploy.md": f"token {token}\n", "notes/keep.md": "kept\n"})
+    hand_commit(memory_path, "notes: more", {"notes/deploy.md": f"token {token}\nmore\n"})
+    assert memgit_cli("purge", "--finding", "0000000000", "--yes").exit_code == 12  # not an id scan printed
+
+    result = memgit_cli("purge", "--path", "notes/deploy.md", "--yes", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["branches"]["main"] == {"commits": 2, "places": {"file": 1}}  # one note, two versions
+    assert git(memory_path, "log", "--all", "--format=%H", "--", "notes/deploy.md") == ""
+    assert git(memory_path, "show", "main:notes/keep.md") == "kept\n"
+    assert not (memory_path / "notes" / "deploy.md").exists()
+    fsck(memory_path)
+    assert memgit_cli("scan").exit_code == 0 and token not in every_object(memory_path)
