@@ -259,17 +259,36 @@ class Planned:
         return {name[len(prefix):].decode(): old.decode() for name, old in sorted(self.refs.items())
                 if name.startswith(prefix) and old in self.history.commits}
 
-    def apply(self, repo) -> dict[str, tuple[str, str]]:
-        """Write the new objects, then move each ref by compare-and-swap (a branch through the store's
-        own publish, so the checked-out worktree follows): a crash at any point leaves every ref on a
-        whole history, old or new. Returns {branch: (old head, new head)}.
+    def apply(self, repo, messages: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+        """Write the new objects and, on each branch that moves, an empty commit with its message from
+        `messages` ({branch: message}, through the gate); then move each ref by compare-and-swap (a
+        branch through the store's own publish, so the checked-out worktree follows). A crash at any
+        point leaves every ref on a whole history: the old one, or the new one with its purge commit.
+        Returns {branch: (old head, new head)}.
 
         Raises:
             ConflictError: a ref moved since the plan (those moved before it stay on the new history).
+            SecretFound: the gate refused a message; no ref moved.
         """
+        import time
+
         from memgit.errors import ConflictError
+        from memgit.store.gate import gate_commit
 
         raw = repo._repo
+        tops: dict[bytes, bytes] = {}
+        for name, old in self.refs.items():
+            if name.startswith(b"refs/heads/") and old in self.history.commits:
+                branch = name[len(b"refs/heads/"):].decode()
+                top = Commit()
+                new = self.history.new[self.history.commits[old]]
+                top.tree, top.parents = new.tree, [new.id]
+                top.author = top.committer = repo.author.encode()
+                top.author_time = top.commit_time = int(time.time())
+                top.author_timezone = top.commit_timezone = 0
+                top.message = gate_commit(repo.gate, {}, messages[branch], branch, repo.extra_patterns).encode()
+                self.history.new[top.id] = top
+                tops[old] = top.id
         self.history.write()
         moved: dict[str, tuple[str, str]] = {}
         for name, old in sorted(self.refs.items(), key=lambda kv: not kv[0].startswith(b"refs/heads/")):
@@ -278,8 +297,8 @@ class Planned:
                 continue
             if name.startswith(b"refs/heads/"):
                 branch = name[len(b"refs/heads/"):].decode()
-                repo._publish(branch, old, new, "purge: history rewritten")
-                moved[branch] = (old.decode(), new.decode())
+                repo._publish(branch, old, tops[old], "purge: history rewritten")
+                moved[branch] = (old.decode(), tops[old].decode())
             elif not raw.refs.set_if_equals(name, old, new, message=b"memgit: purge"):
                 raise ConflictError(f"{name.decode()} moved while its history was rewritten; run `memgit purge` again")
         return moved
@@ -298,75 +317,3 @@ def drop_unreachable(repo) -> int:
                 roots.add(entry[1])
     return prune(raw.object_store, reachable(raw.object_store, roots))
 
-
-def own_commits(repo, head: str, exclude: Iterable[str]) -> list[str]:
-    """The commits reachable from head and from none of `exclude` (those this store has), oldest first."""
-    raw = repo._repo
-    stop = [sha.encode() for sha in exclude if sha and sha.encode() in raw.object_store]
-    walker = raw.get_walker(include=[head.encode()], exclude=stop, order="topo")
-    return [entry.commit.id.decode() for entry in walker][::-1]
-
-
-def replay(repo, branch: str, onto: str, commits: Iterable[str]) -> tuple[str, int]:
-    """Commits of this machine rebuilt on `onto` (merges and purges left out): each one's changes (against its first parent)
-    applied on top, its message, author and dates kept, through the gate like every commit. A commit
-    whose changes are all there already is left out; an empty one (a ledger commit) is kept.
-    Only objects are written: the caller moves the branch. Returns (new head, commits replayed).
-
-    Raises:
-        SecretFound: a commit holds a possible secret; nothing the caller sees has moved.
-    """
-    from dulwich.object_store import commit_tree_changes
-
-    from memgit.store.gate import gate_commit
-    from memgit.store.objects import Staging, tree_diff
-
-    from memgit.core.ledger import PURGE, parse_subject
-
-    staging = Staging(repo._objects)
-    head, done = onto.encode(), 0
-    for sha in commits:
-        c = staging[sha.encode()]
-        if len(c.parents) > 1 or (parse_subject(c.message.decode("utf-8", "replace")) or ("",))[0] == PURGE:
-            continue  # a merge joined what is replayed or on the remote already; a purge of its own is superseded
-        base = staging[c.parents[0]].tree if c.parents else None
-        tree = staging[head].tree
-        edits, files = [], {}
-        for path, _, new in tree_diff(staging, base, c.tree):
-            if _lookup(staging, tree, path) != new:
-                edits.append((path, *(new or (None, None))))
-                if new is not None:
-                    files[os.fsdecode(path)] = staging[new[1]].data
-        if base != c.tree and not edits:
-            continue  # everything it changed is there already
-        message = gate_commit(repo.gate, files, c.message.decode("utf-8", "surrogateescape"), branch,
-                              repo.extra_patterns)
-        new = c.copy()
-        new.parents = [head]
-        new.tree = commit_tree_changes(staging, staging[tree], edits) if edits else tree
-        new.message = message.encode("utf-8", "surrogateescape")
-        new.gpgsig = None
-        staging.add_object(new)
-        head, done = new.id, done + 1
-    staging.flush()
-    return head.decode(), done
-
-
-def _lookup(store, tree: bytes, path: bytes) -> tuple[int, bytes] | None:
-    entry: tuple[int, bytes] | None = (stat.S_IFDIR, tree)
-    for part in path.split(b"/"):
-        if entry is None or not stat.S_ISDIR(entry[0]):
-            return None
-        node = store[entry[1]]
-        entry = node[part] if part in node else None
-    return entry
-
-
-def move_branch(repo, branch: str, old: str, new: str) -> None:
-    """Move a branch to a commit that need not descend from its head (a rebuilt history), by
-    compare-and-swap; the checked-out worktree follows.
-
-    Raises:
-        ConflictError: the branch moved meanwhile.
-    """
-    repo._publish(branch, old.encode(), new.encode(), f"pull: rebuilt on a purged history at {new}")

@@ -76,7 +76,7 @@ def purge(cfg: Config, findings: Sequence[str] = (), paths: Sequence[str] = (), 
     """
     from memgit.store import ledger_cache, rewrite
     from memgit.store import scan as scan_mod
-    from memgit.verbs.remember import scope_label, writable
+    from memgit.verbs.remember import writable
 
     with writable(cfg) as repo:
         repo.record_edits()  # a person's edits join the history first (one holding a secret stays out)
@@ -94,22 +94,28 @@ def purge(cfg: Config, findings: Sequence[str] = (), paths: Sequence[str] = (), 
         report = PurgeReport(str(cfg.repo_path), plan)
         if plan.empty or not confirm(plan):
             return report
-        tracked = planned.remote_refs()
-        for branch, (_, new) in planned.apply(repo).items():
-            places = plan.branches[branch]["places"]
-            what = (f"drop {', '.join(paths)} and " if paths else "") + \
-                f"remove {sum(n for k, n in places.items() if k != rewrite.DROPPED)} possible secret(s) from the history"
-            trailers = [(PURGED_TRAILER, f"{kind} {n}") for kind, n in sorted(places.items())]
-            trailers += [(REPLACES_TRAILER, f"{ref} {old}") for ref, old in tracked.items()
-                         if ref.partition("/")[2] == branch]
-            report.commits[branch] = repo.commit(branch, {}, format_message(PURGE, scope_label(branch), what,
-                                                                            trailers=trailers),
-                                                 expected=new, allow_empty=True)
+        messages = {branch: _message(branch, row["places"], paths, planned.remote_refs())
+                    for branch, row in plan.branches.items()}
+        report.commits = {branch: new for branch, (_, new) in planned.apply(repo, messages).items()}
         report.caches = _clear(cfg, [f for f in found if f.where in ("cache", "cache file name")])
         report.pruned = rewrite.drop_unreachable(repo)
         ledger_cache.load(repo, cfg.state_dir)  # rebuilt now; the context and search follow as `writable` closes
         report.done = True
         return report
+
+
+def _message(branch: str, places: dict[str, int], paths: Sequence[str], tracked: dict[str, str]) -> str:
+    """The purge commit's message: what went, by kind, and the remote heads it replaces (the lease
+    `memgit push --force` holds the remote to)."""
+    from memgit.store.rewrite import DROPPED
+    from memgit.verbs.remember import scope_label
+
+    secrets = sum(n for kind, n in places.items() if kind != DROPPED)
+    what = "; ".join(filter(None, [f"drop {', '.join(paths)}" if paths else "",
+                                   f"remove {secrets} possible secret(s) from the history" if secrets else ""]))
+    trailers = [(PURGED_TRAILER, f"{kind} {n}") for kind, n in sorted(places.items())]
+    trailers += [(REPLACES_TRAILER, f"{ref} {old}") for ref, old in tracked.items() if ref.partition("/")[2] == branch]
+    return format_message(PURGE, scope_label(branch), what, trailers=trailers)
 
 
 def _choose(found: list, ids: Sequence[str], by_path: bool) -> list:
@@ -154,7 +160,7 @@ def take_remote_purge(repo, cfg: Config, remote: str, before: dict[str, str]) ->
     """
     from memgit.core.ledger import parse_subject, parse_trailers
     from memgit.errors import SecretFound
-    from memgit.store import ledger_cache, rewrite
+    from memgit.store import ledger_cache, replay, rewrite
     from memgit.store.remote import remote_heads
 
     rebuilt = []
@@ -168,16 +174,16 @@ def take_remote_purge(repo, cfg: Config, remote: str, before: dict[str, str]) ->
         replaced = [value.partition(" ")[2] for info in purges
                     for value in parse_trailers(info.message).get(REPLACES_TRAILER, [])
                     if value.partition(" ")[0] == f"{remote}/{branch}"]
-        own = rewrite.own_commits(repo, ours, [*replaced, before.get(branch, ""), theirs])
+        own = replay.own_commits(repo, ours, [*replaced, before.get(branch, ""), theirs])
         try:
-            head, replayed = rewrite.replay(repo, branch, theirs, own)
+            head, replayed = replay.replay(repo, branch, theirs, own)
         except SecretFound as e:
             raise SecretFound(f"{remote} purged {branch}, but this machine's own commits on it hold a possible "
                               f"secret, so it was not rebuilt: run `memgit purge` here, then `memgit pull` again "
                               f"({e.message})") from e
         rebuilt.append((branch, ours, head, replayed))
     for branch, ours, head, _ in rebuilt:
-        rewrite.move_branch(repo, branch, ours, head)
+        replay.move_branch(repo, branch, ours, head)
     if rebuilt:
         _clear(cfg, [])
         rewrite.drop_unreachable(repo)
