@@ -166,11 +166,12 @@ def take_remote_purge(repo, cfg: Config, remote: str, before: dict[str, str]) ->
     rebuilt = []
     for branch, theirs in sorted(remote_heads(repo, remote).items()):
         ours = repo.head(branch)
-        if ours is None or ours == theirs or repo.is_ancestor(theirs, ours) or repo.is_ancestor(ours, theirs):
+        if ours is None or ours == theirs:
             continue
+        # Only what the remote has and this machine lacks is read: a few commits, but for a rewritten history.
         purges = [info for info in repo.history(theirs, exclude=ours) if (parse_subject(info.message) or ("",))[0] == PURGE]
         if not purges:
-            continue  # two machines' commits: joining merges them
+            continue  # new commits, or two machines' commits: joining fast-forwards or merges them
         replaced = [value.partition(" ")[2] for info in purges
                     for value in parse_trailers(info.message).get(REPLACES_TRAILER, [])
                     if value.partition(" ")[0] == f"{remote}/{branch}"]
