@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from memgit.config import Config
 from memgit.core.vocab import MAIN
-from memgit.errors import MemgitError, RemoteError
+from memgit.errors import MemgitError, RemoteError, SecretFound
 from memgit.store import remote as transport
 from memgit.store import remote_log
 from memgit.verbs.inspect import open_repo
@@ -155,13 +155,18 @@ def purged_since_push(repo, remote: str) -> dict[str, str]:
 def pull(cfg: Config, remote: str | None = None, *, progress: Progress = None, wait: bool = True) -> PullReport:
     """Fetch the remote's memgit branches and join each into this repository (DESIGN §5b).
 
+    A branch whose copy on the remote holds a purge this machine has not seen is rebuilt on it first
+    (memgit.verbs.purge.take_remote_purge).
+
     Raises:
         RemoteError: no such remote, it cannot be reached, or it is not a memgit repository.
         LockHeld: a sync is running and `wait` is false.
+        SecretFound: what the remote sent holds a possible secret (nothing was fetched), e.g. the
+            history a purge made here replaced and `memgit push --force` has not replaced yet; or this
+            machine's own commits to replay on a purged branch hold one.
     """
-    from memgit.verbs import pull as joining
-
     from memgit.store.lock import sync_lock
+    from memgit.verbs import pull as joining
     from memgit.verbs.purge import take_remote_purge
 
     name = remote or cfg.remote
@@ -169,7 +174,14 @@ def pull(cfg: Config, remote: str | None = None, *, progress: Progress = None, w
         with open_repo(cfg) as repo:
             url = _url(repo, name)
             before = transport.remote_heads(repo, name)
-            fetched = transport.fetch(repo, name, progress=progress)
+            try:
+                fetched = transport.fetch(repo, name, progress=progress)
+            except SecretFound as e:
+                if waiting := purged_since_push(repo, name):  # the old history this machine purged
+                    raise SecretFound(f"{name} still holds the history this machine's `memgit purge` rewrote on "
+                                      f"{', '.join(sorted(waiting))}; nothing was fetched. Send the purge first: "
+                                      "memgit push --force" + ("" if name == cfg.remote else f" {name}")) from e
+                raise
             with sync_lock(cfg.state_dir, wait=wait):
                 repo.record_edits()  # a person's edit is committed before a branch may be rebuilt
                 purged = take_remote_purge(repo, cfg, name, before)

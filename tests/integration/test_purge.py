@@ -146,6 +146,8 @@ def test_a_purge_travels_to_the_remote_and_to_the_other_machine(tmp_path, monkey
     assert refused.exit_code == 13 and "nothing to force" in refused.stderr
     a.run("purge", "--yes")
     assert "memgit push --force" in a.run("push", ok=False).stderr
+    early = a.run("pull", ok=False)  # the remote's old history would bring the value back
+    assert early.exit_code == 6 and "Send the purge first: memgit push --force" in early.stderr
 
     old_head = git(bare, "rev-parse", "main").strip()
     git(bare, "update-ref", "refs/heads/main", "main~1")  # another machine moved the remote meanwhile
