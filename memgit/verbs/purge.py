@@ -100,6 +100,7 @@ def purge(cfg: Config, findings: Sequence[str] = (), paths: Sequence[str] = (), 
         report.caches = _clear(cfg, [f for f in found if f.where in ("cache", "cache file name")])
         report.pruned = rewrite.drop_unreachable(repo)
         ledger_cache.load(repo, cfg.state_dir)  # rebuilt now; the context and search follow as `writable` closes
+        remember_noticed(repo, cfg, [])
         report.done = True
         return report
 
@@ -189,6 +190,7 @@ def take_remote_purge(repo, cfg: Config, remote: str, before: dict[str, str]) ->
         _clear(cfg, [])
         rewrite.drop_unreachable(repo)
         ledger_cache.load(repo, cfg.state_dir)
+        remember_noticed(repo, cfg, [])
     return [{"branch": branch, "replayed": replayed} for branch, _, _, replayed in rebuilt]
 
 
@@ -198,12 +200,13 @@ NOTICED = "noticed.json"  # under .git/memgit: the heads last checked for hand-w
 def noticed(repo, cfg: Config) -> list[dict]:
     """Secrets a person wrote past the gate since the last sync (a commit made with git, a draft of a
     refused edit), each with the `memgit purge` line that removes it; those found before and still
-    there are told again. With no record yet (a first sync, or after a purge) the whole history is read once."""
+    there are told again. The record starts when the repository is created (and again after a purge);
+    without one, only what comes next is read: reading a whole history takes minutes (`memgit scan` does)."""
     from memgit.store import scan as scan_mod
 
     seen, before = _noticed_state(cfg)
     found = [{"id": f.id, **asdict(f), "what": f.describe(), "purge": f"memgit purge --finding {f.id}"}
-             for f in scan_mod.scan_since(repo, seen or {}, cfg.extra_redact_patterns)]
+             for f in scan_mod.scan_since(repo, repo.branches() if seen is None else seen, cfg.extra_redact_patterns)]
     ids = {f["id"] for f in found}
     return found + [f for f in before if isinstance(f, dict) and f.get("id") not in ids and _still_there(repo, cfg, f)]
 
@@ -216,6 +219,14 @@ def remember_noticed(repo, cfg: Config, found: list[dict]) -> None:
         (cfg.state_dir / NOTICED).write_text(json.dumps({"heads": repo.branches(), "found": found}), encoding="utf-8")
     except OSError:
         pass  # derived: the next sync checks again from the older heads
+
+
+def start_noticing(cfg: Config) -> None:
+    """Start the record `noticed` reads from the branches as they are now (a new repository, a purge)."""
+    from memgit.verbs.inspect import open_repo
+
+    with open_repo(cfg) as repo:
+        remember_noticed(repo, cfg, [])
 
 
 def _noticed_state(cfg: Config) -> tuple[dict[str, str] | None, list]:

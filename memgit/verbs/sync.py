@@ -291,8 +291,12 @@ def ensure_repo(cfg: Config) -> bool:
     if bootstrap.has_main(cfg.repo_path):
         return False
     from memgit.resources import repo_template_files
+    from memgit.verbs.purge import start_noticing
 
-    return bootstrap.ensure(cfg.repo_path, repo_template_files(), author=cfg.author)
+    created = bootstrap.ensure(cfg.repo_path, repo_template_files(), author=cfg.author)
+    if created:
+        start_noticing(cfg)
+    return created
 
 
 class _SafeRecords(logging.Filter):
