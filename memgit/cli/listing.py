@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from memgit.cli import table
 from memgit.cli.app import cli, emit, json_option, load_config, repo_option
 
 
@@ -20,8 +21,8 @@ def sessions(project, failed, repo_path, as_json) -> None:
     from memgit.verbs import listing
 
     rows = listing.sessions(load_config(repo_path), project=project, failed=failed)
-    text = "\n".join(f"{r['session'][:24]:24} {r['state']:7} {(r['branch'] or '-')[:24]:24} {r['last_sync'] or '-':20} "
-                     f"{r['reason'] or r['note'] or ''}".rstrip() for r in rows)
+    text = table.render([(r["session"], r["state"], r["branch"] or "-", r["last_sync"] or "-", r["reason"] or r["note"] or "")
+                         for r in rows], columns=table.width())
     emit(as_json, {"ok": True, "sessions": rows}, text or "no sessions")
 
 
@@ -39,13 +40,12 @@ def projects(ctx, repo_path, as_json) -> None:
     from memgit.verbs import listing
 
     rows = listing.projects(load_config(repo_path))
-    lines = []
+    lines = [("branch", "sess", "agents", "last sync", "identity")]
     for r in rows:
         identity = ", ".join(r["remotes"] or r["paths"]) or ("(PROJECT.md unreadable)" if not r["identity_readable"] else "-")
-        lines.append(f"{r['branch'][:32]:32} {r['sessions']:5} {','.join(r['agents']) or '-':24} "
-                     f"{r['last_sync'] or '-':20} {identity}")
-    header = f"{'branch':32} {'sess':>5} {'agents':24} {'last sync':20} identity"
-    emit(as_json, {"ok": True, "projects": rows}, "\n".join([header, *lines]) if rows else "no projects yet")
+        lines.append((r["branch"], r["sessions"], ",".join(r["agents"]) or "-", r["last_sync"] or "-", identity))
+    emit(as_json, {"ok": True, "projects": rows},
+         table.render(lines, right={1}, columns=table.width()) if rows else "no projects yet")
 
 
 @projects.command("merge")
