@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from memgit.cli.app import cli, emit, json_option, load_config, repo_option
-from memgit.errors import MemgitError
+from memgit.errors import AlreadyExists
 
 
 @cli.command()
@@ -24,8 +24,8 @@ def init(path: str | None, as_json: bool) -> None:
 
     cfg = load_config(path)
     if not bootstrap.ensure(cfg.repo_path, repo_template_files(), author=cfg.author):
-        raise MemgitError(f"{cfg.repo_path} already holds a repository (with a branch main); use it or pick "
-                          "another path")
+        raise AlreadyExists(f"{cfg.repo_path} already holds a repository (with a branch main); use it or pick "
+                            "another path")
     note = remember_repo_path(os.environ, cfg.repo_path) if path else ""
     emit(as_json, {"ok": True, "repo": str(cfg.repo_path), "config": note},
          f"Created memory repository at {cfg.repo_path}" + (f"\n{note}" if note else ""))

@@ -13,7 +13,7 @@ from memgit.config import Config
 from memgit.core import join as rules
 from memgit.core import scopes
 from memgit.core.ledger import format_message
-from memgit.core.selector import pick
+from memgit.core.selector import pick, project_names
 from memgit.core.vocab import MAIN, PREFIX
 from memgit.errors import ConflictError, MemgitError
 from memgit.verbs import joining
@@ -92,15 +92,16 @@ def join(repo, a: str, b: str) -> tuple[str, scopes.Project]:
     return head, joined
 
 
-def find(repo, selector: str) -> str:
-    """The project branch `selector` names: its branch, slug or PROJECT.md name, exact or a prefix only it has.
+def find(repo, selector: str, *, main: bool = False) -> str:
+    """The project branch `selector` names: its branch, slug or PROJECT.md name, exact or a prefix
+    only it has (memgit.core.selector); with `main`, main's branch too.
 
     Raises:
         NoMatch, AmbiguousSelector: none or several.
     """
-    names: dict[str, set[str]] = {}
+    names: dict[str, tuple[str, ...]] = {MAIN: (MAIN,)} if main and MAIN in repo.branches() else {}
     for branch, head in repo.branches().items():
         if branch.startswith(PREFIX):
             project = joining.project(repo, branch, head)
-            names[branch] = {branch, scopes.branch_slug(branch), *([project.name] if project else [])}
+            names[branch] = project_names(branch, project.name if project else None)
     return pick(selector, names, what="project", hint="`memgit projects` lists them")

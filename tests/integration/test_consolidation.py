@@ -220,7 +220,7 @@ def test_consolidate_command_scopes_and_errors(claude_projects, memory_path, mem
     again = memgit_cli("consolidate")
     assert again.stdout.strip() == "nothing to consolidate: every scope is up to date"
     missing = memgit_cli("consolidate", "--project", "nope")
-    assert missing.exit_code == 1 and missing.stderr.startswith("Error: no project 'nope'")
+    assert missing.exit_code == 12 and missing.stderr.startswith("Error: no project matches 'nope'")
     assert "Example: memgit consolidate" in memgit_cli("consolidate", "--help").stdout
 
 
