@@ -259,3 +259,62 @@ def _options(args: list[str]) -> set[str]:
             break
         command = command.commands[word]
     return {opt for p in command.params for opt in p.opts}
+
+
+# ---- item 8: config show, bad values ----------------------------------------------------------------
+
+def _config_file(home: Path, text: str) -> Path:
+    path = home / ".config" / "memgit" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_config_show_prints_toml_memgit_would_read(memgit_cli, hermetic_env, monkeypatch):
+    import tomllib
+
+    cfile = _config_file(hermetic_env, '[sources]\nmax_age_days = 90\ninclude = ["a\\"b"]\n[extract]\nmodel = "openai/x"\n')
+    monkeypatch.setenv("MEMGIT_CONCURRENCY", "2")
+    shown = memgit_cli("config", "show")
+    assert shown.exit_code == 0 and shown.stderr == ""
+    parsed = tomllib.loads(shown.stdout)
+    assert parsed["sources"]["max_age_days"] == 90.0 and parsed["sources"]["include"] == ['a"b']
+    assert parsed["repo"]["auto_push"] is False and parsed["extract"]["concurrency"] == 2
+    assert "api_base" not in parsed["extract"] and "# api_base is not set (default)" in shown.stdout
+    assert f"max_age_days = 90.0  # file {cfile}\n" in shown.stdout
+    assert "concurrency = 2  # env MEMGIT_CONCURRENCY" in shown.stdout
+    # the file it prints is one memgit reads back to the same values
+    monkeypatch.delenv("MEMGIT_CONCURRENCY")
+    cfile.write_text(shown.stdout)
+    again = json.loads(memgit_cli("config", "show", "--json").stdout)
+    assert again["ok"] is True and {r["key"]: r["value"] for r in again["settings"]}["extract.concurrency"] == 2
+
+
+def test_a_bad_value_names_its_key_and_config_show_still_shows_the_rest(memgit_cli, hermetic_env, monkeypatch):
+    import tomllib
+
+    cfile = _config_file(hermetic_env, "[sources]\nmax_age_days = -3\n[extract]\ntimeout = 0\n")
+    monkeypatch.setenv("MEMGIT_MIN_IDLE_MINUTES", "ten")
+    status = memgit_cli("status")
+    assert status.exit_code == 4
+    assert status.stderr == ("Error: MEMGIT_MIN_IDLE_MINUTES must be a number of 0 or more, not 'ten'\n")
+    monkeypatch.delenv("MEMGIT_MIN_IDLE_MINUTES")
+    negative = memgit_cli("status")
+    assert negative.exit_code == 4
+    assert negative.stderr == f"Error: [sources] max_age_days in {cfile} must be a number of 0 or more, not -3\n"
+    monkeypatch.setenv("MEMGIT_CONCURRENCY", "4.5")
+    shown = memgit_cli("config", "show")
+    assert shown.exit_code == 4
+    parsed = tomllib.loads(shown.stdout)  # still valid TOML: each bad value as given, marked
+    assert parsed["sources"]["max_age_days"] == -3 and parsed["extract"]["concurrency"] == "4.5"
+    assert parsed["repo"]["remote"] == "origin" and parsed["sources"]["min_idle_minutes"] == 30.0
+    assert f"max_age_days = -3  # file {cfile}; BAD: [sources] max_age_days in {cfile} must be a number" in shown.stdout
+    assert shown.stderr.splitlines() == [
+        f"Error: [sources] max_age_days in {cfile} must be a number of 0 or more, not -3",
+        "Error: MEMGIT_CONCURRENCY must be a whole number of 1 or more, not '4.5'",
+        f"Error: [extract] timeout in {cfile} must be a number above 0, not 0"]
+    data = json.loads(memgit_cli("config", "show", "--json").stdout)
+    assert data["ok"] is False and data["error"]["code"] == "config"
+    rows = {r["key"]: r for r in data["settings"]}
+    assert rows["extract.timeout"]["value"] == 0 and "must be a number above 0" in rows["extract.timeout"]["problem"]
+    assert "problem" not in rows["repo.remote"]

@@ -2,7 +2,6 @@
 init --path, config typos, a sync whose every model call failed, the age window, progress."""
 
 import json
-import re
 import subprocess
 from dataclasses import replace
 
@@ -197,7 +196,7 @@ def test_config_show_says_where_each_value_came_from(memgit_cli, hermetic_env, m
                                          "origin": f"file {cfile} ([extract] model)"}
     assert data["config_file"] == str(cfile) and data["exists"]
     text = memgit_cli("config", "show").stdout
-    assert re.search(r"^sources\.max_age_days +90\.0 +file ", text, re.M)
+    assert "[sources]\nagents = " in text and f"\nmax_age_days = 90.0  # file {cfile}\n" in text
 
 
 # ---- memgit sessions -----------------------------------------------------------------------
