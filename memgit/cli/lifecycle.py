@@ -183,8 +183,8 @@ def _install_text(report) -> str:
             lines.append("  the file is back byte for byte as it was before memgit")
         if f.backup:
             lines.append(f"  Backup of the previous file: {f.backup}")
-    for changes in report.skills.values():
-        lines += [f"  skills: {change}" for change in changes]
+    for agent, changes in report.skills.items():  # each agent's own folder, under its own name
+        lines += [f"{_LABELS[agent]} skills:", *(f"  {change}" for change in changes)] if changes else []
     for f in report.mcp:
         lines.append(f"{_LABELS[f.agent]}: " + (
             ("memgit's MCP server is already registered in " if f.action == "install" else "no memgit MCP server in ")

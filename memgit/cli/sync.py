@@ -104,8 +104,13 @@ def consolidate(project, global_, force, wait, repo_path, as_json) -> None:
     from memgit.verbs import consolidate as consolidation
 
     results = consolidation.consolidate(load_config(repo_path), project=project, global_=global_, force=force, wait=wait)
-    lines = [f"{r.sha[:8]} consolidate({r.scope}): {r.notes} notes, {r.learnings} learnings, summary "
+    lines = [f"{r.sha[:8]} consolidate({r.scope}): {_n(r.notes, 'note')}, {_n(r.learnings, 'learning')}, summary "
              f"{r.summary_tokens} tokens{', skills: ' + ', '.join(r.skills) if r.skills else ''}"
              + (f" ({r.fallback})" if r.fallback else "") for r in results]
     emit(as_json, {"ok": True, "commits": [asdict(r) for r in results]},
-          "\n".join(lines) or "nothing to consolidate: every scope is up to date")
+         "\n".join(lines) or ("consolidated again: each scope's memory was already what its notes give; nothing to commit"
+                              if force else "nothing to consolidate: every scope is up to date"))
+
+
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"

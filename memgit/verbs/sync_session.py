@@ -353,6 +353,11 @@ class SyncRun:
             trailers=self.trailers(work, t.end, note.outcome, usage) + [("Memgit-Note", path)],
         )
         content = notes.render_note(note).encode("utf-8")
+        if (work.why == "redo" and self.ledger.processed_end(work.file.key) >= t.end
+                and self.repo.read(branch, path) == content):  # an empty commit would record nothing new
+            self.warnings.append(f"{note.session} redone: the note came out as it was ({path}); nothing committed")
+            return SessionResult(note.session, "none", scope, branch, work.start, t.end, note=path,
+                                 reason="redone, unchanged")
         try:
             sha = self.repo.commit_with_retry(branch, lambda head: ({path: content}, message), allow_empty=True)
         except SecretFound as e:

@@ -52,6 +52,7 @@ def corpus(tmp_path_factory) -> Path:
     rename = "sed -i 's/^name: .*/name: completion-stanza/'"
     named = faults.memgit(home, "edit", "PROJECT.md", "--project", "client-tools", env={**env, "EDITOR": rename})
     assert named.returncode == 0, named.stderr
+    assert faults.memgit(home, "consolidate", env=env).returncode == 0  # nothing left pending
     for path in files:  # a session waiting in every project (grown, not idle yet)
         with path.open("a") as f:
             f.write(path.read_text().splitlines()[-1] + "\n")
@@ -318,3 +319,92 @@ def test_a_bad_value_names_its_key_and_config_show_still_shows_the_rest(memgit_c
     rows = {r["key"]: r for r in data["settings"]}
     assert rows["extract.timeout"]["value"] == 0 and "must be a number above 0" in rows["extract.timeout"]["problem"]
     assert "problem" not in rows["repo.remote"]
+
+
+# ---- item 11: python -m memgit, and the text slips ----------------------------------------------------
+
+def test_python_dash_m_memgit_is_the_memgit_command(hermetic_env):
+    result = subprocess.run([faults.sys.executable, "-m", "memgit", "--help"], capture_output=True, text=True,
+                            env=faults.memgit_env(hermetic_env), cwd=hermetic_env, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Usage: memgit [OPTIONS] COMMAND") and "  sync " in result.stdout
+
+
+def test_counts_in_subjects_agree_with_their_number(corpus):
+    subjects = git(corpus / ".local" / "share" / "memgit", "log", "--all", "--format=%s").splitlines()
+    counted = [s for s in subjects if s.startswith("consolidate(")]
+    assert "consolidate(cli): 1 note, 2 learnings" in counted, counted
+    assert not [s for s in counted if re.search(r"\b1 (notes|learnings)\b", s)], counted
+
+
+def test_forget_of_nothing_points_at_what_finds_things(at_corpus, memgit_cli):
+    result = memgit_cli("forget", "words nobody ever wrote", "--yes")
+    assert result.exit_code == 12 and "`memgit log`" not in result.stderr
+    assert "`memgit search WORDS` finds them" in result.stderr and "`memgit sessions`" in result.stderr
+
+
+def test_redo_of_an_unchanged_session_commits_nothing(corpus, tmp_path, monkeypatch, memgit_cli):
+    home = tmp_path / "home"
+    shutil.copytree(corpus, home, symlinks=True)
+    point_home(monkeypatch, home)
+    repo = home / ".local" / "share" / "memgit"
+    before = git(repo, "rev-parse", "projects/cli").strip()
+    [transcript] = (home / ".claude" / "projects" / encode_project_dir(CWDS["projects/cli"])).glob("*.jsonl")
+    transcript.write_text("".join(transcript.read_text().splitlines(keepends=True)[:-1]))  # as it was read
+    key = next(x["session"] for x in json.loads(memgit_cli("sessions", "--project", "cli", "--json").stdout)["sessions"])
+    result = memgit_cli("sync", "--redo", key)
+    assert result.exit_code == 0, result.stderr
+    assert "redone: the note came out as it was" in result.stdout and "commits 0" in result.stdout
+    assert git(repo, "rev-parse", "projects/cli").strip() == before
+
+
+def test_consolidate_force_says_what_it_did(at_corpus, memgit_cli):
+    memgit_cli("consolidate")
+    forced = memgit_cli("consolidate", "--project", "cli-3", "--force")
+    assert forced.exit_code == 0
+    assert forced.stdout.strip() == ("consolidated again: each scope's memory was already what its notes give; "
+                                     "nothing to commit")
+
+
+def test_install_names_each_agents_skills_and_every_codex_hook_and_uninstall_leaves_no_empty_folder(
+        memgit_cli, hermetic_env):
+    (hermetic_env / ".claude").mkdir()
+    (hermetic_env / ".codex").mkdir()
+    before = sorted(p for p in hermetic_env.rglob("*") if p.is_dir())
+    installed = memgit_cli("install", "--no-mcp")
+    assert installed.exit_code == 0, installed.stderr
+    lines = installed.stdout.splitlines()
+    claude = lines.index("Claude Code skills:")
+    codex = lines.index("Codex skills:")
+    assert lines[claude + 1] == f"  published {hermetic_env}/.claude/skills/memgit-recall/SKILL.md"
+    assert lines[codex + 1] == f"  published {hermetic_env}/.agents/skills/memgit-recall/SKILL.md"
+    assert ("Warning: Codex runs a new or changed hook only once you trust it: open /hooks in Codex and trust "
+            "memgit's SessionStart, UserPromptSubmit and PreCompact hooks") in lines
+    hooks = json.loads((hermetic_env / ".codex" / "hooks.json").read_text())["hooks"]
+    assert sorted(hooks) == ["PreCompact", "SessionStart", "UserPromptSubmit"]  # the three the warning names
+    removed = memgit_cli("uninstall")
+    assert removed.exit_code == 0, removed.stderr
+    assert f"  removed the empty folder {hermetic_env}/.agents" in removed.stdout.splitlines()
+    local = hermetic_env / ".local"  # memgit's own state (its install manifest)
+    after = sorted(p for p in hermetic_env.rglob("*") if p.is_dir() and local not in (p, *p.parents))
+    assert after == before  # no empty skills folder (nor .agents) left behind
+
+
+def test_doctor_says_when_a_sync_cannot_write_to_the_repository(hermetic_env, claude_projects, memory_path):
+    try:
+        drop = faults.unprivileged()
+    except RuntimeError as e:
+        pytest.skip(f"permissions cannot be made to bind here: {e}")
+    assert faults.memgit(hermetic_env, "init").returncode == 0
+    objects = memory_path / ".git" / "objects"
+    objects.chmod(0o555)
+    try:
+        result = faults.memgit(hermetic_env, "doctor", "--json", preexec=drop)
+    finally:
+        objects.chmod(0o755)
+    checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    assert result.returncode == 1 and checks["writable"]["status"] == "fail", checks["writable"]
+    assert checks["writable"]["found"] == f"a sync cannot write in {objects}: Permission denied"
+    assert "give your user access to it" in checks["writable"]["fix"]
+    fine = faults.memgit(hermetic_env, "doctor", "--json", preexec=drop)
+    assert {c["name"]: c for c in json.loads(fine.stdout)["checks"]}["writable"]["status"] == "ok"

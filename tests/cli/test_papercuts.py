@@ -226,9 +226,9 @@ def test_redo_keeps_a_note_a_person_edited(memgit_cli, claude_projects, memory_p
     session = "7b037ddc-2809-5da8-b145-488900e64288"
     shown = json.loads(memgit_cli("show", session, "--json").stdout)
     branch, note = shown["branch"], shown["path"]
-    # memgit's own note: a redo rewrites it
+    # memgit's own note: a redo may rewrite it (here it comes out the same, so nothing is committed)
     redone = memgit_cli("sync", "--redo", session[:8], "--json")
-    assert redone.exit_code == 0 and [r["kind"] for r in json.loads(redone.stdout)["sessions"]] == ["extract"]
+    assert redone.exit_code == 0 and [r["kind"] for r in json.loads(redone.stdout)["sessions"]] == ["none"]
     # a person edits it on its branch, with git
     git(memory_path, "switch", "-q", branch)
     edited = (memory_path / note).read_text() + "\nMy own words about this session.\n"
