@@ -408,3 +408,21 @@ def test_doctor_says_when_a_sync_cannot_write_to_the_repository(hermetic_env, cl
     assert "give your user access to it" in checks["writable"]["fix"]
     fine = faults.memgit(hermetic_env, "doctor", "--json", preexec=drop)
     assert {c["name"]: c for c in json.loads(fine.stdout)["checks"]}["writable"]["status"] == "ok"
+
+
+def test_the_readme_exit_code_table_is_the_one_errors_py_holds():
+    from memgit import errors
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = dict(re.findall(r"^\| (\d+) \| `(\w+)` \|", readme, re.M))
+    classes, todo = {}, [errors.MemgitError]
+    while todo:
+        cls = todo.pop()
+        classes.setdefault(str(cls.exit_code), set()).add(cls.code)
+        todo += cls.__subclasses__()
+    assert {k: {v} for k, v in table.items()} == classes
+    assert sorted(int(k) for k in table) == list(range(1, 16))  # one code per condition, none skipped
+    tested = {code for _, code, _ in EXIT_CODES}
+    # not from this corpus: 5 (a sync records an unreadable transcript as `fail`, test_bad_transcripts.py)
+    # and 10 (a disk that refuses writes, test_disk_faults.py)
+    assert tested >= set(range(0, 16)) - {5, 10}, sorted(tested)
