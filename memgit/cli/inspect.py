@@ -86,7 +86,8 @@ def scan(no_caches, repo_path, as_json) -> None:
 
 
 @cli.command()
-@click.option("--project", help="Only this project's branch (slug or projects/<slug>).")
+@click.option("--project", help="Only this project: its branch, slug or PROJECT.md name, a prefix only "
+              "it has, or main.")
 @click.option("-n", "limit", type=click.IntRange(min=1), default=20, show_default=True, help="How many commits.")
 @repo_option
 @json_option

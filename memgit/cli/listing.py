@@ -9,7 +9,8 @@ from memgit.cli.app import cli, emit, json_option, load_config, repo_option
 
 
 @cli.command()
-@click.option("--project", help="Only this project's sessions (name, slug, branch or agent folder; a unique prefix).")
+@click.option("--project", help="Only this project's sessions: its branch, slug or PROJECT.md name, or "
+              "an agent folder; or a prefix only it has.")
 @click.option("--failed", is_flag=True, help="Only the sessions whose last read failed.")
 @repo_option
 @json_option

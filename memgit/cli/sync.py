@@ -12,7 +12,8 @@ from memgit.errors import LLMError
 
 
 @cli.command()
-@click.option("--project", help="Only sessions of this project (branch slug, name or ~/.claude/projects folder).")
+@click.option("--project", help="Only sessions of this project: its branch, slug or PROJECT.md name, "
+              "or an agent folder; or a prefix only it has.")
 @click.option("--session", help="Only this session (id or prefix), whatever its age.")
 @click.option("--all", "all_", is_flag=True, help="Ignore the idle time and the age window.")
 @click.option("--dry-run", is_flag=True, help="Say what would be read; commit nothing.")
@@ -90,7 +91,7 @@ def _sync_text(result) -> str:
 
 
 @cli.command()
-@click.option("--project", help="Only this project (branch slug, projects/<slug> or its PROJECT.md name).")
+@click.option("--project", help="Only this project: its branch, slug or PROJECT.md name, or a prefix only it has.")
 @click.option("--global", "global_", is_flag=True, help="Main's cross-project memory (alone: only that).")
 @click.option("--force", is_flag=True, help="Consolidate even scopes with nothing new (a changed budget, say).")
 @click.option("--wait/--no-wait", default=True, help="Wait for a sync already running (default) or stop.")
