@@ -23,6 +23,7 @@ from memgit.errors import ConflictError, LLMError, SecretFound
 from memgit.verbs.consolidate_commit import ConsolidateResult, commit
 from memgit.verbs.consolidate_pending import global_pending, has_inputs, last_consolidation, pending, project_heads
 from memgit.verbs.consolidate_read import delta, project_of, read_current, read_notes, read_pinned, scope_memory
+from memgit.verbs.selection import find_project  # the one project selector rule
 
 log = logging.getLogger("memgit.verbs.consolidate")
 ATTEMPTS = 3
@@ -233,14 +234,3 @@ def consolidate(cfg: Config, *, project: str | None = None, global_: bool = Fals
             briefing.refresh(repo, cfg, moved)
             search.refresh_index(repo, cfg)
         return results
-
-
-def find_project(repo, name: str) -> str:
-    """The branch of the project `name` names (memgit.verbs.projects.find: the one selector rule).
-
-    Raises:
-        NoMatch, AmbiguousSelector: no project matches, or several.
-    """
-    from memgit.verbs.projects import find
-
-    return find(repo, name)

@@ -16,7 +16,7 @@ from memgit.errors import AmbiguousSelector, NoMatch, NotARepo
 from memgit.core.ledger import parse_subject, parse_trailers
 from memgit.sources import registry
 from memgit.store.lengths import Lengths
-from memgit.verbs.selection import SyncOptions, eligible, select
+from memgit.verbs.selection import SyncOptions, eligible, find_project, select
 from memgit.verbs.import_memory import double_injection
 
 
@@ -131,12 +131,10 @@ def _row(r: ProjectStatus) -> dict:
 
 def log(cfg: Config, *, project: str | None = None, limit: int = 20) -> list[dict]:
     """memgit's commits across branches (or one project's), newest first."""
-    from memgit.verbs.projects import find
-
     with open_repo(cfg) as repo:
         heads = repo.branches()
         if project:
-            branch = find(repo, project, main=True)
+            branch = find_project(repo, project, main=True)
             heads = {branch: heads[branch]}
         seen: dict[str, dict] = {}
         for branch, head in sorted(heads.items(), key=lambda kv: (kv[0] != vocab.MAIN, kv[0])):  # root -> main

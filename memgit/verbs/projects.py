@@ -13,10 +13,10 @@ from memgit.config import Config
 from memgit.core import join as rules
 from memgit.core import scopes
 from memgit.core.ledger import format_message
-from memgit.core.selector import pick, project_names
-from memgit.core.vocab import MAIN, PREFIX
+from memgit.core.vocab import MAIN
 from memgit.errors import ConflictError, MemgitError
 from memgit.verbs import joining
+from memgit.verbs.selection import find_project as find  # the one project selector rule
 
 
 @dataclass(slots=True)
@@ -90,18 +90,3 @@ def join(repo, a: str, b: str) -> tuple[str, scopes.Project]:
         head = repo.commit(a, {rules.PROJECT_FILE: text}, message, expected=head)
     repo.delete_branch(b, expected=heads[b], into=a)
     return head, joined
-
-
-def find(repo, selector: str, *, main: bool = False) -> str:
-    """The project branch `selector` names: its branch, slug or PROJECT.md name, exact or a prefix
-    only it has (memgit.core.selector); with `main`, main's branch too.
-
-    Raises:
-        NoMatch, AmbiguousSelector: none or several.
-    """
-    names: dict[str, tuple[str, ...]] = {MAIN: (MAIN,)} if main and MAIN in repo.branches() else {}
-    for branch, head in repo.branches().items():
-        if branch.startswith(PREFIX):
-            project = joining.project(repo, branch, head)
-            names[branch] = project_names(branch, project.name if project else None)
-    return pick(selector, names, what="project", hint="`memgit projects` lists them")

@@ -83,7 +83,7 @@ def scope_branch(repo, cfg: Config, *, project: str | None = None, global_: bool
         NoMatch, AmbiguousSelector: `project` names no project, or several.
     """
     from memgit.sources import workspace
-    from memgit.verbs.consolidate import find_project
+    from memgit.verbs.selection import find_project
 
     if project and global_:
         raise UsageError("give --project or --global, not both")
