@@ -109,24 +109,33 @@ def check_keys(data: Mapping, cfile: Path) -> None:
     Raises:
         ConfigError: an unknown section or key (a typo, most likely).
     """
+    for message in unknown_keys(data, cfile):
+        raise ConfigError(message)
+
+
+def unknown_keys(data: Mapping, cfile: Path) -> list[str]:
+    """What is wrong with the file's sections and keys: each unknown one, with the closest known."""
     import difflib
 
+    found = []
     for section, table in data.items():
         if not isinstance(table, dict):  # a key outside any section: name the section it belongs in
             keys = {k: f"[{sec}] {k}" for sec, known in KNOWN.items() for k in known}
             close = difflib.get_close_matches(section, list(keys), n=1)
             hint = f"; did you mean {keys[close[0]]}?" if close else f"; keys go in a section: {', '.join(KNOWN)}"
-            raise ConfigError(f"unknown key {section!r} outside any section in {cfile}{hint}")
-        if section not in KNOWN:
+            found.append(f"unknown key {section!r} outside any section in {cfile}{hint}")
+        elif section not in KNOWN:
             close = difflib.get_close_matches(section, list(KNOWN), n=1)
             hint = f"; did you mean [{close[0]}]?" if close else f"; known sections: {', '.join(KNOWN)}"
-            raise ConfigError(f"unknown section [{section}] in {cfile}{hint}")
-        for key in table:
-            if key not in KNOWN[section]:
-                close = difflib.get_close_matches(key, list(KNOWN[section]), n=1)
-                hint = (f"; did you mean {close[0]}?" if close
-                        else f"; [{section}] knows: {', '.join(KNOWN[section])}")
-                raise ConfigError(f"unknown key {key!r} in [{section}] of {cfile}{hint}")
+            found.append(f"unknown section [{section}] in {cfile}{hint}")
+        else:
+            for key in table:
+                if key not in KNOWN[section]:
+                    close = difflib.get_close_matches(key, list(KNOWN[section]), n=1)
+                    hint = (f"; did you mean {close[0]}?" if close
+                            else f"; [{section}] knows: {', '.join(KNOWN[section])}")
+                    found.append(f"unknown key {key!r} in [{section}] of {cfile}{hint}")
+    return found
 
 
 def config_file(env: Mapping[str, str]) -> Path:
@@ -134,8 +143,8 @@ def config_file(env: Mapping[str, str]) -> Path:
     return Path(env["MEMGIT_CONFIG"]) if env.get("MEMGIT_CONFIG") else config_dir(env) / "config.toml"
 
 
-def read_file(cfile: Path) -> dict:
-    """The config file's tables, checked for unknown keys; {} when there is none.
+def read_file(cfile: Path, *, check: bool = True) -> dict:
+    """The config file's tables, checked for unknown keys (unless not `check`); {} when there is none.
 
     Raises:
         ConfigError: it is not valid TOML, cannot be read, or holds an unknown key.
@@ -148,7 +157,8 @@ def read_file(cfile: Path) -> dict:
         data = tomllib.loads(cfile.read_text(encoding="utf-8"))
     except (ValueError, OSError) as e:  # TOMLDecodeError and UnicodeDecodeError are ValueErrors
         raise ConfigError(f"cannot read {cfile}: {e}; fix or remove it") from e
-    check_keys(data, cfile)
+    if check:
+        check_keys(data, cfile)
     return data
 
 
@@ -161,72 +171,158 @@ def config_dir(env: Mapping[str, str]) -> Path:
     return _xdg(env, "XDG_CONFIG_HOME", ".config") / "memgit"
 
 
-def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) -> Config:
-    """Read the configuration.
+# The numbers a person may set: (section, key, its environment variable, int or float, the least
+# value, whether that least value itself is refused). A negative age or a zero concurrency is a
+# mistake, not a setting.
+NUMBERS = {
+    "min_idle_minutes": ("sources", "min_idle_minutes", "MEMGIT_MIN_IDLE_MINUTES", float, 0, False),
+    "max_age_days": ("sources", "max_age_days", "MEMGIT_MAX_AGE_DAYS", float, 0, False),
+    "concurrency": ("extract", "concurrency", "MEMGIT_CONCURRENCY", int, 1, False),
+    "max_input_tokens": ("extract", "max_input_tokens", None, int, 1, False),
+    "timeout": ("extract", "timeout", None, float, 0, True),
+    "summary_tokens": ("context", "summary_tokens", None, int, 1, False),
+}
+
+
+def number(raw: object, where: str, kind: type, least: float, above: bool) -> int | float:
+    """A number setting read from a file (a TOML number) or an environment variable (text).
 
     Raises:
-        ConfigError: the config file is not valid TOML, holds an unknown key, or a value has the wrong type.
+        ConfigError: naming `where` and the expected type and range, when `raw` is not that.
+    """
+    value = None
+    if isinstance(raw, str):
+        try:
+            value = kind(raw.strip())
+        except ValueError:
+            value = None
+    elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        value = raw if kind is float or isinstance(raw, int) else None
+    if value is not None and (value > least if above else value >= least):  # NaN is neither
+        return kind(value)
+    what = "a whole number" if kind is int else "a number"
+    bound = f"above {least:g}" if above else f"of {least:g} or more"
+    return _refused(f"{where} must be {what} {bound}, not {raw!r}")
+
+
+def _refused(message: str):
+    raise ConfigError(message)
+
+
+def _text(raw: object, where: str) -> str:
+    if isinstance(raw, (dict, list, bool)):
+        raise ConfigError(f"{where} must be a string, not {raw!r}")
+    return str(raw)
+
+
+def _names(raw: object, where: str) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
+        raise ConfigError(f"{where} must be a list of strings, not {raw!r}")
+    return tuple(raw)
+
+
+def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None,
+         problems: list[tuple[str, str]] | None = None) -> Config:
+    """Read the configuration.
+
+    Args:
+        problems: when given, nothing is refused: each problem is appended as ("section.key", message)
+            ("" for the file as a whole) and the default stands in for the value (`memgit config show`).
+    Raises:
+        ConfigError: the config file is not valid TOML, holds an unknown key, or a value has the
+            wrong type or is out of range (the message names the key and what it must be).
     """
     env = os.environ if env is None else env
     cdir = config_dir(env)
     cfile = config_file(env)
-    data = read_file(cfile)
-    repo = data.get("repo", {})
-    sources = data.get("sources", {})
-    redact = data.get("redact", {})
-    extract = data.get("extract", {})
-    consolidate = data.get("consolidate", {})
-    context = data.get("context", {})
-    search = data.get("search", {})
+
+    def read(key: str, get, default):
+        """get(), or (when collecting problems) the default after noting why get() refused."""
+        try:
+            return get()
+        except ConfigError as e:
+            if problems is None:
+                raise
+            problems.append((key, e.message))
+            return default
+
+    data = read("", lambda: read_file(cfile, check=problems is None), {})
+    if problems is not None:
+        problems.extend(("", message) for message in unknown_keys(data, cfile))
+    tables = {name: t for name, t in data.items() if isinstance(t, dict)}
+    repo = tables.get("repo", {})
+    sources = tables.get("sources", {})
+    redact = tables.get("redact", {})
+    extract = tables.get("extract", {})
+    consolidate = tables.get("consolidate", {})
+    search = tables.get("search", {})
     home = Path(env.get("HOME", str(Path.home())))
-    extra_patterns = _regexes(redact, "extra_patterns", cfile)
-    allow = _regexes(redact, "allow", cfile)
+    extra_patterns = read("redact.extra_patterns", lambda: _regexes(redact, "extra_patterns", cfile), ())
+    allow = read("redact.allow", lambda: _regexes(redact, "allow", cfile), ())
+
+    def num(attr: str):
+        section, key, var, kind, least, above = NUMBERS[attr]
+        default = Config.__dataclass_fields__[attr].default
+        if var and env.get(var) is not None:
+            raw, where = env[var], var
+        else:
+            raw, where = tables.get(section, {}).get(key, default), f"[{section}] {key} in {cfile}"
+        return read(f"{section}.{key}", lambda: number(raw, where, kind, least, above), default)
+
+    def text(section: str, key: str, raw: object, default):
+        if raw is None:
+            return default
+        return read(f"{section}.{key}", lambda: _text(raw, f"[{section}] {key} in {cfile}"), default)
 
     path = (
         repo_path
         or env.get("MEMGIT_HOME")
-        or repo.get("path")
+        or text("repo", "path", repo.get("path"), None)
         or str(_xdg(env, "XDG_DATA_HOME", ".local/share") / "memgit")
     )
     # Each agent's home, as the agent itself finds it (its own environment variable), unless the
     # config names another: [sources] claude_code / codex / gemini.
-    claude = env.get("CLAUDE_CONFIG_DIR") or sources.get("claude_code") or str(home / ".claude")
-    codex = sources.get("codex") or env.get("CODEX_HOME") or str(home / ".codex")
-    gemini = sources.get("gemini") or str(Path(env.get("GEMINI_CLI_HOME") or home) / ".gemini")
+    claude = env.get("CLAUDE_CONFIG_DIR") or text("sources", "claude_code", sources.get("claude_code"), None) \
+        or str(home / ".claude")
+    codex = text("sources", "codex", sources.get("codex"), None) or env.get("CODEX_HOME") or str(home / ".codex")
+    gemini = text("sources", "gemini", sources.get("gemini"), None) \
+        or str(Path(env.get("GEMINI_CLI_HOME") or home) / ".gemini")
     agents = sources.get("agents", ["claude-code", "codex", "gemini-cli"])
     if not isinstance(agents, list) or not set(agents) <= {"claude-code", "codex", "gemini-cli"}:
-        raise ConfigError(f"[sources] agents in {cfile} must be a list of: claude-code, codex, gemini-cli")
-    try:
-        return Config(
-            repo_path=Path(os.path.expanduser(str(path))).absolute(),
-            author=str(env.get("MEMGIT_AUTHOR") or repo.get("author") or DEFAULT_AUTHOR),
-            remote=str(env.get("MEMGIT_REMOTE") or repo.get("remote") or "origin"),
-            auto_push=_flag(repo, "auto_push", cfile),
-            auto_pull=_flag(repo, "auto_pull", cfile),
-            claude_root=Path(os.path.expanduser(str(claude))).absolute(),
-            codex_root=Path(os.path.expanduser(str(codex))).absolute(),
-            gemini_root=Path(os.path.expanduser(str(gemini))).absolute(),
-            agents=tuple(agents),
-            min_idle_minutes=float(env.get("MEMGIT_MIN_IDLE_MINUTES", sources.get("min_idle_minutes", 30))),
-            max_age_days=float(env.get("MEMGIT_MAX_AGE_DAYS", sources.get("max_age_days", 30))),
-            include_projects=tuple(sources.get("include", ())),
-            exclude_projects=tuple(sources.get("exclude", ())),
-            extra_redact_patterns=RedactPatterns(extra_patterns, allow),
-            redact_allow=allow,
-            extract_model=str(env.get("MEMGIT_MODEL") or extract.get("model") or "heuristic"),
-            consolidate_model=str(env.get("MEMGIT_CONSOLIDATE_MODEL") or consolidate.get("model")
-                                  or env.get("MEMGIT_MODEL") or extract.get("model") or "heuristic"),
-            api_base=env.get("MEMGIT_API_BASE") or extract.get("api_base") or None,
-            concurrency=int(env.get("MEMGIT_CONCURRENCY", extract.get("concurrency", 4))),
-            max_input_tokens=int(extract.get("max_input_tokens", 60_000)),
-            timeout=float(extract.get("timeout", 120)),
-            summary_tokens=int(context.get("summary_tokens", 2_500)),
-            semantic=_semantic(env, search, cfile),
-            config_file=cfile if cfile.is_file() else None,
-            config_dir=cdir,
-        )
-    except (TypeError, ValueError) as e:
-        raise ConfigError(f"bad value in {cfile} or MEMGIT_* environment: {e}") from e
+        agents = read("sources.agents", lambda: _refused(
+            f"[sources] agents in {cfile} must be a list of: claude-code, codex, gemini-cli"),
+            ["claude-code", "codex", "gemini-cli"])
+    model = env.get("MEMGIT_MODEL") or text("extract", "model", extract.get("model"), None)
+    return Config(
+        repo_path=Path(os.path.expanduser(str(path))).absolute(),
+        author=str(env.get("MEMGIT_AUTHOR") or text("repo", "author", repo.get("author"), None) or DEFAULT_AUTHOR),
+        remote=str(env.get("MEMGIT_REMOTE") or text("repo", "remote", repo.get("remote"), None) or "origin"),
+        auto_push=read("repo.auto_push", lambda: _flag(repo, "auto_push", cfile), False),
+        auto_pull=read("repo.auto_pull", lambda: _flag(repo, "auto_pull", cfile), False),
+        claude_root=Path(os.path.expanduser(str(claude))).absolute(),
+        codex_root=Path(os.path.expanduser(str(codex))).absolute(),
+        gemini_root=Path(os.path.expanduser(str(gemini))).absolute(),
+        agents=tuple(agents),
+        min_idle_minutes=num("min_idle_minutes"),
+        max_age_days=num("max_age_days"),
+        include_projects=read("sources.include", lambda: _names(sources.get("include", []),
+                                                                  f"[sources] include in {cfile}"), ()),
+        exclude_projects=read("sources.exclude", lambda: _names(sources.get("exclude", []),
+                                                                  f"[sources] exclude in {cfile}"), ()),
+        extra_redact_patterns=RedactPatterns(extra_patterns, allow),
+        redact_allow=allow,
+        extract_model=str(model or "heuristic"),
+        consolidate_model=str(env.get("MEMGIT_CONSOLIDATE_MODEL")
+                              or text("consolidate", "model", consolidate.get("model"), None) or model or "heuristic"),
+        api_base=env.get("MEMGIT_API_BASE") or text("extract", "api_base", extract.get("api_base"), None) or None,
+        concurrency=num("concurrency"),
+        max_input_tokens=num("max_input_tokens"),
+        timeout=num("timeout"),
+        summary_tokens=num("summary_tokens"),
+        semantic=read("search.semantic", lambda: _semantic(env, search, cfile), True),
+        config_file=cfile if cfile.is_file() else None,
+        config_dir=cdir,
+    )
 
 
 def _flag(section: Mapping, key: str, cfile: Path) -> bool:

@@ -15,11 +15,15 @@ class MemgitError(Exception):
         self.message = message
 
 
-class Unconfirmed(MemgitError):
-    """A destructive command with no one to ask (no terminal, or --json) and no --yes: nothing done."""
+class UsageError(MemgitError):
+    """The command was given wrong (a bad option value, two options that exclude each other): as click's own."""
 
-    exit_code = 2  # a usage error, as click's own
-    code = "needs_yes"
+    exit_code = 2
+    code = "usage"
+
+
+class Unconfirmed(UsageError):
+    """A destructive command with no one to ask (no terminal, or --json) and no --yes: nothing done."""
 
 
 class NotARepo(MemgitError):
@@ -80,6 +84,20 @@ class RemoteError(MemgitError):
 
     exit_code = 13
     code = "remote"
+
+
+class RemoteAhead(RemoteError):
+    """The remote has commits that are not here: nothing was pushed; `memgit pull` first."""
+
+    exit_code = 14
+    code = "remote_ahead"
+
+
+class AlreadyExists(MemgitError):
+    """What a command would create is there already (a repository, a remote of that name)."""
+
+    exit_code = 15
+    code = "exists"
 
 
 # The OSErrors that mean "this disk cannot be written", not "memgit has a bug".

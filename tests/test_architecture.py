@@ -25,7 +25,7 @@ LEVELS = {
     "sources": 2, "extract": 2, "consolidate": 2, "store": 2, "llm": 2, "prompts": 2,
     "verbs": 3,
     "cli": 4, "hook": 4, "mcp": 4,
-    "entry": 5,
+    "entry": 5, "__main__": 5,
 }
 # Families on one floor that must not lean on each other.
 APART = {"sources": {"extract", "consolidate", "store", "llm", "prompts"},

@@ -10,7 +10,8 @@ import click
 from memgit.cli.app import cli, confirm, emit, json_option, load_config, repo_option
 from memgit.core import vocab
 
-project_option = click.option("--project", help="This project's scope (slug, projects/<slug> or its name).")
+project_option = click.option("--project", help="This project's scope: its branch, slug or PROJECT.md name, or a "
+                              "prefix only it has.")
 global_option = click.option("--global", "global_", is_flag=True, help="Main's scope, which holds in every project.")
 
 

@@ -7,6 +7,7 @@ import os
 import sys
 from dataclasses import asdict
 
+from memgit.cli import table
 from memgit.cli.app import cli, emit, json_option, load_config, repo_option
 
 
@@ -21,10 +22,10 @@ def status(repo_path, as_json) -> None:
     from memgit.verbs import inspect as views
 
     data = views.status(load_config(repo_path))
-    rows = [f"{'agent':11} {'project folder':44} {'disk':>5} {'done':>5} {'pend':>5} {'wait':>5} {'fail':>5}  last sync"]
-    for p in data["projects"]:
-        rows.append(f"{p['agent']:11} {p['project_dir'][:44]:44} {p['on_disk']:5} {p['processed']:5} {p['pending']:5} "
-                    f"{p['waiting']:5} {p['failed']:5}  {p['last_sync'] or '-'}")
+    rows = [table.render([("agent", "project folder", "disk", "done", "pend", "wait", "fail", "last sync")]
+                         + [(p["agent"], p["project_dir"], p["on_disk"], p["processed"], p["pending"], p["waiting"],
+                             p["failed"], p["last_sync"] or "-") for p in data["projects"]],
+                         right=range(2, 7), columns=table.width())]
     rows.append(f"repo: {data['repo']}")
     rows.append("transcripts: " + ", ".join(f"{agent} {root}" for agent, root in data["sources"].items()))
     if data["failed_sessions"]:
@@ -80,7 +81,8 @@ def scan(no_caches, repo_path, as_json) -> None:
 
 
 @cli.command()
-@click.option("--project", help="Only this project's branch (slug or projects/<slug>).")
+@click.option("--project", help="Only this project: its branch, slug or PROJECT.md name, a prefix only "
+              "it has, or main.")
 @click.option("-n", "limit", type=click.IntRange(min=1), default=20, show_default=True, help="How many commits.")
 @repo_option
 @json_option
@@ -92,7 +94,7 @@ def log(project, limit, repo_path, as_json) -> None:
     from memgit.verbs import inspect as views
 
     rows = views.log(load_config(repo_path), project=project, limit=limit)
-    text = "\n".join(f"{r['sha'][:8]} {r['time']} {r['branch']:24} {r['subject']}" for r in rows)
+    text = table.render([(r["sha"][:8], r["time"], r["branch"], r["subject"]) for r in rows], columns=table.width())
     emit(as_json, {"ok": True, "commits": rows}, text or "no commits")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from memgit.cli.app import cli, confirm, emit, json_option, load_config, repo_option
-from memgit.errors import MemgitError
+from memgit.errors import AlreadyExists
 
 
 @cli.command()
@@ -24,8 +24,8 @@ def init(path: str | None, as_json: bool) -> None:
 
     cfg = load_config(path)
     if not bootstrap.ensure(cfg.repo_path, repo_template_files(), author=cfg.author):
-        raise MemgitError(f"{cfg.repo_path} already holds a repository (with a branch main); use it or pick "
-                          "another path")
+        raise AlreadyExists(f"{cfg.repo_path} already holds a repository (with a branch main); use it or pick "
+                            "another path")
     from memgit.verbs.purge import start_noticing
 
     start_noticing(cfg)
@@ -196,8 +196,8 @@ def _install_text(report) -> str:
             lines.append("  the file is back byte for byte as it was before memgit")
         if f.backup:
             lines.append(f"  Backup of the previous file: {f.backup}")
-    for changes in report.skills.values():
-        lines += [f"  skills: {change}" for change in changes]
+    for agent, changes in report.skills.items():  # each agent's own folder, under its own name
+        lines += [f"{_LABELS[agent]} skills:", *(f"  {change}" for change in changes)] if changes else []
     for f in report.mcp:
         lines.append(f"{_LABELS[f.agent]}: " + (
             ("memgit's MCP server is already registered in " if f.action == "install" else "no memgit MCP server in ")

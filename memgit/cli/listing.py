@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import click
 
+from memgit.cli import table
 from memgit.cli.app import cli, confirm, emit, json_option, load_config, repo_option
 
 
 @cli.command()
-@click.option("--project", help="Only this project's sessions (name, slug, branch or agent folder; a unique prefix).")
+@click.option("--project", help="Only this project's sessions: its branch, slug or PROJECT.md name, or "
+              "an agent folder; or a prefix only it has.")
 @click.option("--failed", is_flag=True, help="Only the sessions whose last read failed.")
 @repo_option
 @json_option
@@ -20,8 +22,8 @@ def sessions(project, failed, repo_path, as_json) -> None:
     from memgit.verbs import listing
 
     rows = listing.sessions(load_config(repo_path), project=project, failed=failed)
-    text = "\n".join(f"{r['session'][:24]:24} {r['state']:7} {(r['branch'] or '-')[:24]:24} {r['last_sync'] or '-':20} "
-                     f"{r['reason'] or r['note'] or ''}".rstrip() for r in rows)
+    text = table.render([(r["session"], r["state"], r["branch"] or "-", r["last_sync"] or "-", r["reason"] or r["note"] or "")
+                         for r in rows], columns=table.width())
     emit(as_json, {"ok": True, "sessions": rows}, text or "no sessions")
 
 
@@ -39,13 +41,12 @@ def projects(ctx, repo_path, as_json) -> None:
     from memgit.verbs import listing
 
     rows = listing.projects(load_config(repo_path))
-    lines = []
+    lines = [("branch", "sess", "agents", "last sync", "identity")]
     for r in rows:
         identity = ", ".join(r["remotes"] or r["paths"]) or ("(PROJECT.md unreadable)" if not r["identity_readable"] else "-")
-        lines.append(f"{r['branch'][:32]:32} {r['sessions']:5} {','.join(r['agents']) or '-':24} "
-                     f"{r['last_sync'] or '-':20} {identity}")
-    header = f"{'branch':32} {'sess':>5} {'agents':24} {'last sync':20} identity"
-    emit(as_json, {"ok": True, "projects": rows}, "\n".join([header, *lines]) if rows else "no projects yet")
+        lines.append((r["branch"], r["sessions"], ",".join(r["agents"]) or "-", r["last_sync"] or "-", identity))
+    emit(as_json, {"ok": True, "projects": rows},
+         table.render(lines, right={1}, columns=table.width()) if rows else "no projects yet")
 
 
 @projects.command("merge")
@@ -89,9 +90,60 @@ def config_show(repo_path, as_json) -> None:
 
     Example: memgit config show --json
     """
+    import sys
+
+    from memgit.errors import ConfigError
     from memgit.verbs import settings
 
     data = settings.effective(repo_path=repo_path)
-    lines = [f"{r['key']:28} {str(r['value']):40} {r['origin']}" for r in data["settings"]]
-    lines.append(f"config file: {data['config_file']}" + ("" if data["exists"] else " (none)"))
-    emit(as_json, {"ok": True, **data}, "\n".join(lines))
+    first = data["problems"][0]["message"] if data["problems"] else ""
+    if as_json:
+        emit(True, {"ok": not first, **data, **({"error": {"code": ConfigError.code, "message": first}}
+                                                 if first else {})}, "")
+    else:
+        click.echo(config_toml(data))
+        for p in data["problems"]:
+            click.echo(f"Error: {p['message']}", err=True)
+    if first:  # shown, then refused like every command refuses it
+        sys.exit(ConfigError.exit_code)
+
+
+def config_toml(data: dict) -> str:
+    """The settings as a TOML file memgit would read, each line's origin (and problem) in its comment."""
+    lines = ["# memgit's effective settings; each comment says where the value came from",
+             f"# config file: {data['config_file']}" + ("" if data["exists"] else " (none)")]
+    lines += [f"# BAD: {_one_line(p['message'])}" for p in data["problems"] if not p["key"]]
+    section = None
+    for row in data["settings"]:
+        table, key = row["key"].split(".", 1)
+        if table != section:
+            section = table
+            lines += ["", f"[{table}]"]
+        note = row["origin"] + (f"; BAD: {_one_line(row['problem'])}" if row.get("problem") else "")
+        if row["value"] is None:
+            lines.append(f"# {key} is not set ({note})")
+        else:
+            lines.append(f"{key} = {_toml(row['value'])}  # {_one_line(note)}")
+    return "\n".join(lines)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _toml(value) -> str:
+    """A TOML literal of a JSON-like value (a JSON string is a TOML basic string, once DEL is escaped)."""
+    import json
+    import math
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k))} = {_toml(v)}" for k, v in value.items()) + "}"
+    return json.dumps(str(value), ensure_ascii=False).replace("\x7f", "\\u007f")

@@ -13,7 +13,8 @@ from memgit.cli.search_fast import payload, text
 
 @cli.command()
 @click.argument("query")
-@click.option("--project", help="Only this project (slug, projects/<slug>, a prefix only it has, or main).")
+@click.option("--project", help="Only this project: its branch, slug or PROJECT.md name, a prefix only "
+              "it has, or main.")
 @click.option("--type", "types", multiple=True, help="Only learnings of this type (repeatable): preference, "
               "convention, command, gotcha, decision, fact.")
 @click.option("--since", metavar="YYYY-MM-DD", help="Only what is dated on or after this day.")

@@ -12,7 +12,8 @@ from memgit.errors import LLMError
 
 
 @cli.command()
-@click.option("--project", help="Only sessions of this project (branch slug, name or ~/.claude/projects folder).")
+@click.option("--project", help="Only sessions of this project: its branch, slug or PROJECT.md name, "
+              "or an agent folder; or a prefix only it has.")
 @click.option("--session", help="Only this session (id or prefix), whatever its age.")
 @click.option("--all", "all_", is_flag=True, help="Ignore the idle time and the age window.")
 @click.option("--dry-run", is_flag=True, help="Say what would be read; write nothing anywhere.")
@@ -102,7 +103,7 @@ def _left_out_text(result) -> list[str]:
 
 
 @cli.command()
-@click.option("--project", help="Only this project (branch slug, projects/<slug> or its PROJECT.md name).")
+@click.option("--project", help="Only this project: its branch, slug or PROJECT.md name, or a prefix only it has.")
 @click.option("--global", "global_", is_flag=True, help="Main's cross-project memory (alone: only that).")
 @click.option("--force", is_flag=True, help="Consolidate even scopes with nothing new (a changed budget, say).")
 @click.option("--wait/--no-wait", default=True, help="Wait for a sync already running (default) or stop.")
@@ -116,8 +117,13 @@ def consolidate(project, global_, force, wait, repo_path, as_json) -> None:
     from memgit.verbs import consolidate as consolidation
 
     results = consolidation.consolidate(load_config(repo_path), project=project, global_=global_, force=force, wait=wait)
-    lines = [f"{r.sha[:8]} consolidate({r.scope}): {r.notes} notes, {r.learnings} learnings, summary "
+    lines = [f"{r.sha[:8]} consolidate({r.scope}): {_n(r.notes, 'note')}, {_n(r.learnings, 'learning')}, summary "
              f"{r.summary_tokens} tokens{', skills: ' + ', '.join(r.skills) if r.skills else ''}"
              + (f" ({r.fallback})" if r.fallback else "") for r in results]
     emit(as_json, {"ok": True, "commits": [asdict(r) for r in results]},
-          "\n".join(lines) or "nothing to consolidate: every scope is up to date")
+         "\n".join(lines) or ("consolidated again: each scope's memory was already what its notes give; nothing to commit"
+                              if force else "nothing to consolidate: every scope is up to date"))
+
+
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"

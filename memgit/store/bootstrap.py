@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from memgit.errors import STORAGE_ERRNOS, LockHeld, MemgitError, StorageError
+from memgit.errors import STORAGE_ERRNOS, AlreadyExists, LockHeld, MemgitError, StorageError
 from memgit.core.ledger import format_message
 from memgit.core.scopes import BRANCH_PREFIX
 from memgit.core.vocab import MAIN
@@ -76,16 +76,16 @@ def clone(path: Path, fill: Callable[[Path], None]) -> None:
     into place like a new one, so a clone cut short leaves nothing where the repository goes.
 
     Raises:
-        MemgitError: path already holds a memory repository, or something else.
+        AlreadyExists: path already holds a memory repository (or another memgit made one meanwhile).
         StorageError, LockHeld: as ensure.
         Whatever fill raises (nothing is left behind).
     """
     path = Path(os.path.realpath(path))
     if has_main(path):
-        raise MemgitError(f"{path} already holds a memory repository; to join another machine's memory to it: "
-                          "memgit remote add origin URL && memgit pull")
+        raise AlreadyExists(f"{path} already holds a memory repository; to join another machine's memory to it: "
+                            "memgit remote add origin URL && memgit pull")
     if not _create(path, fill):
-        raise MemgitError(f"{path} was created by another memgit meanwhile; to join: memgit pull")
+        raise AlreadyExists(f"{path} was created by another memgit meanwhile; to join: memgit pull")
 
 
 def _create(path: Path, make: Callable[[Path], None]) -> bool:

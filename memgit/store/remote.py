@@ -25,7 +25,7 @@ from dulwich.refs import check_ref_format
 from memgit.core import redact
 from memgit.core.names import safe_text
 from memgit.core.vocab import MAIN, PREFIX
-from memgit.errors import RemoteError
+from memgit.errors import AlreadyExists, NoMatch, RemoteAhead, RemoteError
 from memgit.store import scan as scan_mod
 from memgit.store import crossing, transport
 from memgit.store.crossing import Outgoing
@@ -87,15 +87,16 @@ def add_remote(repo, name: str, url: str) -> None:
     A local path is stored absolute: memgit runs from any directory.
 
     Raises:
-        RemoteError: the name is taken or not a valid ref component; the URL is empty, of an
-            unknown kind, or holds a password.
+        AlreadyExists: the name is taken.
+        RemoteError: the name is not a valid ref component; the URL is empty, of an unknown kind,
+            or holds a password.
     """
     if not name or "/" in name or not check_ref_format(f"refs/remotes/{name}".encode()):
         raise RemoteError(f"{name!r} is not a valid remote name: use letters, digits, '-', '_' or '.' "
                           "(one ref component, e.g. `origin`)")
     if name in list_remotes(repo):
-        raise RemoteError(f"remote {name} already exists ({describe_url(list_remotes(repo)[name])}); "
-                          "remove it first or pick another name")
+        raise AlreadyExists(f"remote {name} already exists ({describe_url(list_remotes(repo)[name])}); "
+                            "remove it first or pick another name")
     url = url.strip()
     if not url:
         raise RemoteError(f"remote {name} needs a URL or a path")
@@ -119,7 +120,7 @@ def remove_remote(repo, name: str) -> None:
     """Drop remote `name`: its configuration and every refs/remotes/<name>/* ref.
 
     Raises:
-        RemoteError: no such remote.
+        NoMatch: no such remote.
     """
     remote_url(repo, name)
     raw = repo._repo
@@ -134,12 +135,12 @@ def remote_url(repo, name: str) -> str:
     """The URL of remote `name`.
 
     Raises:
-        RemoteError: no such remote.
+        NoMatch: no such remote.
     """
     remotes = list_remotes(repo)
     if name not in remotes:
         known = ", ".join(sorted(remotes)) or "none"
-        raise RemoteError(f"no remote named {name!r} (configured: {known}); add it with `memgit remote add`")
+        raise NoMatch(f"no remote named {name!r} (configured: {known}); add it with `memgit remote add`")
     return remotes[name]
 
 
@@ -160,7 +161,8 @@ def ls_remote(repo, remote: str) -> dict[str, str]:
     """The memgit branches on `remote` right now ({branch: sha}); asks the remote, fetches no object.
 
     Raises:
-        RemoteError: no such remote, or it could not be reached or read.
+        NoMatch: no such remote.
+        RemoteError: it could not be reached or read.
     """
     url = remote_url(repo, remote)
     client, path = transport.connect(url, repo._repo.get_config_stack(), push=False)
@@ -178,7 +180,8 @@ def fetch(repo, remote: str, *, progress: Progress | None = None) -> Fetched:
     leaves nothing behind. Tracking refs of branches gone from the remote are removed.
 
     Raises:
-        RemoteError: no such remote; it could not be reached or read; it is not a memgit repository.
+        NoMatch: no such remote.
+        RemoteError: it could not be reached or read; it is not a memgit repository.
     """
     url = remote_url(repo, remote)
     raw = repo._repo
@@ -308,8 +311,9 @@ def push(repo, remote: str, branches: Mapping[str, str], *, delete: Sequence[str
 
     Raises:
         SecretFound: the history holds a possible secret; nothing was sent.
-        RemoteError: no such remote; a branch is not memgit's or its commit is not here; an update
-            is not a fast-forward (nothing is changed: `memgit pull` first); the remote could not
+        NoMatch: no such remote.
+        RemoteAhead: an update is not a fast-forward (nothing is changed: `memgit pull` first).
+        RemoteError: a branch is not memgit's or its commit is not here; the remote could not
             be reached or refused an update.
     """
     raw = repo._repo
@@ -334,14 +338,14 @@ def push(repo, remote: str, branches: Mapping[str, str], *, delete: Sequence[str
         moved = [b for b, lease in leases.items()
                  if (old := old_refs.get(HEADS + b.encode())) and old.decode() not in (lease, branches[b])]
         if moved:
-            raise RemoteError(f"{remote} moved since the purge on {', '.join(sorted(moved))}: another machine pushed "
+            raise RemoteAhead(f"{remote} moved since the purge on {', '.join(sorted(moved))}: another machine pushed "
                               "to it. Nothing was pushed. On that machine run `memgit purge` and `memgit push --force`, "
                               "then `memgit pull` here: it takes that history and keeps this machine's new notes")
         behind = [b for b, sha in branches.items()
                   if b not in leases and (old := old_refs.get(HEADS + b.encode())) and old.decode() != sha
                   and not repo.is_ancestor(old.decode(), sha)]
         if behind:
-            raise RemoteError(f"{remote} has commits that are not here on {', '.join(sorted(behind))}; "
+            raise RemoteAhead(f"{remote} has commits that are not here on {', '.join(sorted(behind))}; "
                               "nothing was pushed: run `memgit pull` first")
         new = {}
         for branch, sha in branches.items():

@@ -19,10 +19,11 @@ from memgit.consolidate.heuristic import cache as memory_cache
 from memgit.core import scopes
 from memgit.core.model import Consolidation
 from memgit.core.vocab import MAIN
-from memgit.errors import ConflictError, LLMError, MemgitError, SecretFound
+from memgit.errors import ConflictError, LLMError, SecretFound
 from memgit.verbs.consolidate_commit import ConsolidateResult, commit
 from memgit.verbs.consolidate_pending import global_pending, has_inputs, last_consolidation, pending, project_heads
 from memgit.verbs.consolidate_read import delta, project_of, read_current, read_notes, read_pinned, scope_memory
+from memgit.verbs.selection import find_project  # the one project selector rule
 
 log = logging.getLogger("memgit.verbs.consolidate")
 ATTEMPTS = 3
@@ -210,7 +211,7 @@ def consolidate(cfg: Config, *, project: str | None = None, global_: bool = Fals
 
     Raises:
         NotARepo: there is no memory repository yet.
-        MemgitError: no project matches `project`.
+        NoMatch, AmbiguousSelector: `project` names no project, or several.
         LockHeld: a sync is running and `wait` is false.
     """
     from memgit.store.lock import sync_lock
@@ -233,20 +234,3 @@ def consolidate(cfg: Config, *, project: str | None = None, global_: bool = Fals
             briefing.refresh(repo, cfg, moved)
             search.refresh_index(repo, cfg)
         return results
-
-
-def find_project(repo, name: str) -> str:
-    """The branch of a project named by slug, branch name or PROJECT.md name.
-
-    Raises:
-        MemgitError: no project matches.
-    """
-    heads = repo.branches()
-    for candidate in (name, scopes.BRANCH_PREFIX + name):
-        if candidate.startswith(scopes.BRANCH_PREFIX) and candidate in heads:
-            return candidate
-    for branch in sorted(heads):
-        project = project_of(repo, branch, branch) if branch.startswith(scopes.BRANCH_PREFIX) else None
-        if project and project.name == name:
-            return branch
-    raise MemgitError(f"no project {name!r}; `memgit log` or `git branch` lists the {scopes.BRANCH_PREFIX}<slug> branches")

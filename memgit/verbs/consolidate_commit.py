@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from memgit.config import Config
 from memgit.consolidate import _markdown, _validate, heuristic
+from memgit.consolidate.heuristic.briefing import plural
 from memgit.consolidate.heuristic.skills import MARKER
 from memgit.core import redact, tokens
 from memgit.core.ledger import format_message, one_line
@@ -73,7 +74,7 @@ def commit(repo, cfg: Config, branch: str, scope: str, head: str, c: Consolidati
     changes, removed = _changes(repo, head, c)
     n_learnings = _markdown.learnings(c.memory_md)
     summary_tokens = tokens.count_often(c.summary_md)
-    body = [f"MEMORY.md: {n_learnings} learnings from {n_notes} notes",
+    body = [f"MEMORY.md: {plural(n_learnings, 'learning')} from {plural(n_notes, 'note')}",
             f"memory_summary.md: {summary_tokens} tokens (budget {cfg.summary_tokens}), "
             f"{len(c.summary_md)} characters"]
     if c.skills or removed:
@@ -85,7 +86,7 @@ def commit(repo, cfg: Config, branch: str, scope: str, head: str, c: Consolidati
                 ("Memgit-Tokens", c.tokens), ("Memgit-Summary-Tokens", summary_tokens),
                 ("Memgit-Prompt", c.prompt or None)]
     trailers += [("Memgit-Read", f"{b} {sha}") for b, sha in sorted((read or {}).items())]
-    message = format_message(KIND, scope, f"{n_notes} notes, {n_learnings} learnings",
+    message = format_message(KIND, scope, f"{plural(n_notes, 'note')}, {plural(n_learnings, 'learning')}",
                              body="\n".join(body), trailers=trailers)
     sha = repo.commit(branch, changes, message, expected=head)
     if sha == head:

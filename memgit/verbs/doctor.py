@@ -12,6 +12,7 @@ import os
 import shlex
 import shutil
 import time
+import tempfile
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from memgit import config
 from memgit.config import Config
-from memgit.errors import ConfigError, MemgitError
+from memgit.errors import ConfigError, MemgitError, StorageError
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 MB = 1 << 20
@@ -89,13 +90,14 @@ def run(env: Mapping[str, str], *, repo_path: str | None = None, fix: bool = Fal
         from memgit.store.repo import MemoryRepo
 
         guarded("fsck", lambda: check_fsck(cfg.repo_path))
+        guarded("writable", lambda: check_writable(cfg.repo_path))
         guarded("locks", lambda: check_locks(cfg, now=now, fix=fix, fixed=fixed))
         guarded("secrets", lambda: _with_repo(MemoryRepo, cfg, check_secrets))
         guarded("remotes", lambda: _with_repo(MemoryRepo, cfg, check_remotes))
         guarded("sync failures", lambda: _with_repo(MemoryRepo, cfg, check_sync_failures))
     else:
         checks += [Finding(name, OK, "not checked: no repository", checked=False)
-                   for name in ("fsck", "locks", "secrets", "remotes", "sync failures")]
+                   for name in ("fsck", "writable", "locks", "secrets", "remotes", "sync failures")]
     guarded("hooks", lambda: check_hooks(cfg, env))
     guarded("double injection", lambda: check_double_injection(cfg, env))
     guarded("disk space", lambda: check_disk(cfg.repo_path, warn_below=disk_warn_below, fail_below=disk_fail_below))
@@ -363,6 +365,22 @@ def check_double_injection(cfg: Config, env: Mapping[str, str]) -> Finding:
 def judge_space(free: int, *, warn_below: int = DISK_WARN_BELOW, fail_below: int = DISK_FAIL_BELOW) -> str:
     """ok, warn or fail for this many free bytes."""
     return FAIL if free < fail_below else WARN if free < warn_below else OK
+
+
+def check_writable(repo_path: Path) -> Finding:
+    """Can a sync write here: a file created and deleted in each folder a commit writes to."""
+    git_dir = repo_path / ".git"
+    for folder in (repo_path, git_dir, git_dir / "objects", git_dir / "refs" / "heads", git_dir / "memgit"):
+        if not folder.is_dir() and folder.name == "memgit":
+            continue  # made by the first sync that needs it
+        try:
+            with tempfile.NamedTemporaryFile(dir=folder, prefix=".memgit-doctor-"):
+                pass
+        except OSError as e:
+            error = StorageError.from_os_error(e, doing="write in", path=folder)
+            return Finding("writable", FAIL, f"a sync cannot write in {folder}: {e.strerror or e}",
+                           error.message.split("; ", 1)[-1])
+    return Finding("writable", OK, f"memgit can write in {repo_path}")
 
 
 def check_disk(repo_path: Path, *, warn_below: int = DISK_WARN_BELOW, fail_below: int = DISK_FAIL_BELOW) -> Finding:

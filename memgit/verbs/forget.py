@@ -18,7 +18,7 @@ from memgit.config import Config
 from memgit.core import vocab
 from memgit.core.ledger import format_message, one_line
 from memgit.core.notes import LEARNINGS_HEADING, split_front_matter
-from memgit.errors import MemgitError
+from memgit.errors import NoMatch, UsageError
 from memgit.verbs.remember import NOTES_DIR, Written, scope_label, writable
 
 SESSIONS_DIR = "sessions"
@@ -138,14 +138,15 @@ def plan(cfg: Config, target: str) -> ForgetPlan:
     learnings (and pinned notes) whose text holds TARGET, tried in that order.
 
     Raises:
-        MemgitError: TARGET is empty or nothing matches it.
+        UsageError: TARGET is empty.
+        NoMatch: nothing matches it.
         NotARepo: there is no memory repository yet.
     """
     from memgit.verbs.inspect import open_repo
 
     target = target.strip()
     if not target:
-        raise MemgitError("say what to forget: a note's path, a session id, or words of the learning")
+        raise UsageError("say what to forget: a note's path, a session id, or words of the learning")
     with open_repo(cfg) as repo:
         heads = {b: h for b, h in repo.branches().items() if b == vocab.MAIN or b.startswith(vocab.PREFIX)}
         drops, how = _by_path(repo, heads, target), "note"
@@ -155,8 +156,9 @@ def plan(cfg: Config, target: str) -> ForgetPlan:
             if not drops:
                 drops, how = _by_query(texts, target), "query"
     if not drops:
-        raise MemgitError(f"nothing matches {target!r}: no note of that path or name, no session of that id, "
-                          "no learning or pinned note holding those words (`memgit log` lists the notes)")
+        raise NoMatch(f"nothing matches {target!r}: no note of that path or name, no session of that id, "
+                      "no learning or pinned note holding those words (`memgit search WORDS` finds them, "
+                      "`memgit sessions` lists the sessions)")
     return ForgetPlan(target, how, drops, {d.branch: heads[d.branch] for d in drops})
 
 

@@ -11,12 +11,12 @@ from memgit.store import ledger_cache
 from memgit.config import Config
 from memgit.core import vocab
 from memgit.core.names import safe_name, safe_text
-from memgit.core.selector import matching, pick
-from memgit.errors import AmbiguousSelector, MemgitError, NoMatch, NotARepo
+from memgit.core.selector import matching
+from memgit.errors import AmbiguousSelector, NoMatch, NotARepo
 from memgit.core.ledger import cut_text, parse_subject, parse_trailers
 from memgit.sources import registry
 from memgit.store.lengths import Lengths
-from memgit.verbs.selection import SyncOptions, eligible, select
+from memgit.verbs.selection import SyncOptions, eligible, find_project, select
 from memgit.verbs.import_memory import double_injection
 
 
@@ -136,8 +136,7 @@ def log(cfg: Config, *, project: str | None = None, limit: int = 20) -> list[dic
     with open_repo(cfg) as repo:
         heads = repo.branches()
         if project:
-            names = {b: {b, b.removeprefix(vocab.PREFIX)} for b in heads}
-            branch = pick(project, names, what="project branch", hint=f"branches: {', '.join(sorted(heads))}")
+            branch = find_project(repo, project, main=True)
             heads = {branch: heads[branch]}
         seen: dict[str, dict] = {}
         for branch, head in sorted(heads.items(), key=lambda kv: (kv[0] != vocab.MAIN, kv[0])):  # root -> main
@@ -179,7 +178,7 @@ def show(cfg: Config, what: str) -> dict:
             for branch in order:
                 if repo.read(branch, what) is not None:
                     return _file(repo, branch, what)
-            raise MemgitError(f"no file {what!r} on any branch")
+            raise NoMatch(f"no file {what!r} on any branch")
         led = ledger_cache.load(repo, cfg.state_dir)
         matches = matching(what, {s: {s, s.split("/", 1)[-1]} for s in led.by_session})
         commit = repo.resolve(what) if _HEX.fullmatch(what) else None  # as `memgit log` prints it, or whole
@@ -219,5 +218,5 @@ def _commit(repo, led, sha: str) -> dict:
 def _file(repo, branch: str, path: str) -> dict:
     data = repo.read(branch, path)
     if data is None:
-        raise MemgitError(f"no file {path!r} on branch {branch}")
+        raise NoMatch(f"no file {path!r} on branch {branch}")
     return {"branch": branch, "path": path, "content": data.decode("utf-8", "replace")}

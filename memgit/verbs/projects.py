@@ -13,10 +13,10 @@ from memgit.config import Config
 from memgit.core import join as rules
 from memgit.core import scopes
 from memgit.core.ledger import format_message
-from memgit.core.selector import pick
-from memgit.core.vocab import MAIN, PREFIX
+from memgit.core.vocab import MAIN
 from memgit.errors import ConflictError, MemgitError
 from memgit.verbs import joining
+from memgit.verbs.selection import find_project as find  # the one project selector rule
 
 
 @dataclass(slots=True)
@@ -105,17 +105,3 @@ def join(repo, a: str, b: str) -> tuple[str, scopes.Project]:
         head = repo.commit(a, {rules.PROJECT_FILE: text}, message, expected=head)
     repo.delete_branch(b, expected=heads[b], into=a)
     return head, joined
-
-
-def find(repo, selector: str) -> str:
-    """The project branch `selector` names: its branch, slug or PROJECT.md name, exact or a prefix only it has.
-
-    Raises:
-        NoMatch, AmbiguousSelector: none or several.
-    """
-    names: dict[str, set[str]] = {}
-    for branch, head in repo.branches().items():
-        if branch.startswith(PREFIX):
-            project = joining.project(repo, branch, head)
-            names[branch] = {branch, scopes.branch_slug(branch), *([project.name] if project else [])}
-    return pick(selector, names, what="project", hint="`memgit projects` lists them")

@@ -14,7 +14,7 @@ from memgit.config import Config
 from memgit.core import redact, scopes, vocab
 from memgit.core.ledger import format_message, one_line
 from memgit.core.names import safe_label
-from memgit.errors import ConflictError, MemgitError, NotARepo, SecretFound
+from memgit.errors import ConflictError, NotARepo, SecretFound, UsageError
 
 NOTES_DIR = "notes"
 MEMORY_FILE = "MEMORY.md"
@@ -80,13 +80,14 @@ def scope_branch(repo, cfg: Config, *, project: str | None = None, global_: bool
     The cwd is placed as sync places a session's (its repository's identity, then its path).
 
     Raises:
-        MemgitError: both flags were given, or no project matches `project`.
+        UsageError: both flags were given.
+        NoMatch, AmbiguousSelector: `project` names no project, or several.
     """
     from memgit.sources import workspace
-    from memgit.verbs.consolidate import find_project
+    from memgit.verbs.selection import find_project
 
     if project and global_:
-        raise MemgitError("give --project or --global, not both")
+        raise UsageError("give --project or --global, not both")
     if global_:
         return vocab.MAIN
     if project:
@@ -115,15 +116,16 @@ def remember(cfg: Config, text: str, *, type_: str | None = None, project: str |
     and the commit passes the store's gate like every write.
 
     Raises:
-        MemgitError: the text is empty, the type unknown, or no project matches `project`.
+        UsageError: the text is empty or the type unknown.
+        NoMatch, AmbiguousSelector: `project` names no project, or several.
         SecretFound: the gate still found a secret (a pattern redaction did not cover).
         NotARepo, LockHeld, ConflictError: as memgit.store.repo.MemoryRepo.commit.
     """
     if type_ is not None and type_ not in vocab.TYPES:
-        raise MemgitError(f"unknown type {type_!r}; one of {', '.join(vocab.LEARNING_TYPES)}")
+        raise UsageError(f"unknown type {type_!r}; one of {', '.join(vocab.LEARNING_TYPES)}")
     clean = redact.redact(text.strip(), cfg.extra_redact_patterns)
     if not clean:
-        raise MemgitError("nothing to remember: give the text, e.g. memgit remember \"Deploys happen on Fridays\"")
+        raise UsageError("nothing to remember: give the text, e.g. memgit remember \"Deploys happen on Fridays\"")
     day = datetime.fromtimestamp(time.time() if now is None else now, timezone.utc).strftime("%Y-%m-%d")
     with writable(cfg) as repo:
         branch = scope_branch(repo, cfg, project=project, global_=global_, cwd=cwd)
@@ -167,12 +169,12 @@ def checked_path(path: str | None) -> str:
     """A file path inside the scope's tree (MEMORY.md by default).
 
     Raises:
-        MemgitError: the path is absolute, climbs out, or names git's own directory.
+        UsageError: the path is absolute, climbs out, or names git's own directory.
     """
     path = (path or MEMORY_FILE).replace(os.sep, "/").strip()
     parts = [p for p in path.split("/") if p not in ("", ".")]
     if not parts or path.startswith("/") or ".." in parts or ".git" in parts:
-        raise MemgitError(f"{path!r} is not a file of a scope; give a path like MEMORY.md or notes/<file>.md")
+        raise UsageError(f"{path!r} is not a file of a scope; give a path like MEMORY.md or notes/<file>.md")
     return "/".join(parts)
 
 
@@ -181,7 +183,8 @@ def edit_target(cfg: Config, path: str | None, *, project: str | None = None, gl
     """(branch, path, head, current text) of the file `memgit edit` opens ("" for a new file).
 
     Raises:
-        MemgitError: a bad path, both flags, or no project matches `project`.
+        UsageError: a bad path, or both flags.
+        NoMatch, AmbiguousSelector: `project` names no project, or several.
         NotARepo: there is no memory repository yet.
     """
     from memgit.store.bootstrap import has_main

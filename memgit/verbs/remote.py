@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from memgit.config import Config
 from memgit.core.vocab import MAIN
-from memgit.errors import MemgitError, RemoteError, SecretFound
+from memgit.errors import MemgitError, NoMatch, RemoteError, SecretFound
 from memgit.store import remote as transport
 from memgit.store import remote_log
 from memgit.verbs.inspect import open_repo
@@ -67,7 +67,8 @@ def add(cfg: Config, name: str, url: str) -> None:
     """Add a remote (nothing is sent or fetched).
 
     Raises:
-        RemoteError: the name is taken or not valid, or the URL holds a password.
+        AlreadyExists: the name is taken.
+        RemoteError: the name is not valid, or the URL holds a password.
     """
     with open_repo(cfg) as repo:
         transport.add_remote(repo, name, url)
@@ -77,7 +78,7 @@ def remove(cfg: Config, name: str) -> None:
     """Remove a remote and what was fetched from it (the remote itself is not touched).
 
     Raises:
-        RemoteError: no remote has that name.
+        NoMatch: no remote has that name.
     """
     with open_repo(cfg) as repo:
         transport.remove_remote(repo, name)
@@ -88,7 +89,7 @@ def _url(repo, name: str) -> str:
     found = transport.list_remotes(repo)
     if name not in found:
         known = f" (this repository has: {', '.join(sorted(found))})" if found else ""
-        raise RemoteError(f"no remote named {name!r}{known}; add one with: memgit remote add {name} URL")
+        raise NoMatch(f"no remote named {name!r}{known}; add one with: memgit remote add {name} URL")
     return found[name]
 
 
@@ -101,9 +102,10 @@ def push(cfg: Config, remote: str | None = None, *, progress: Progress = None, f
     only while the remote still holds the head the purge replaced (a lease); the others fast-forward.
 
     Raises:
-        RemoteError: no such remote, it cannot be reached, or it holds commits this repository
-            lacks (pull first); a purge waits for `force`; `force` without a purge to send; the
-            remote moved since the purge (nothing was pushed).
+        NoMatch: no such remote.
+        RemoteAhead: it holds commits this repository lacks (pull first).
+        RemoteError: it cannot be reached or refused the push; a purge waits for `force`; `force`
+            without a purge to send; the remote moved since the purge (nothing was pushed).
         SecretFound: the history holds a possible secret; nothing was sent.
     """
     name = remote or cfg.remote
@@ -159,7 +161,8 @@ def pull(cfg: Config, remote: str | None = None, *, progress: Progress = None, w
     (memgit.verbs.purge.take_remote_purge).
 
     Raises:
-        RemoteError: no such remote, it cannot be reached, or it is not a memgit repository.
+        NoMatch: no such remote.
+        RemoteError: it cannot be reached, or it is not a memgit repository.
         LockHeld: a sync is running and `wait` is false.
         SecretFound: what the remote sent holds a possible secret (nothing was fetched), e.g. the
             history a purge made here replaced and `memgit push --force` has not replaced yet; or this

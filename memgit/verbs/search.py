@@ -17,8 +17,8 @@ from datetime import datetime, timezone
 from memgit.config import Config
 from memgit.core import vocab
 from memgit.core.search import Hit, match_expression, rank
-from memgit.core.selector import pick
-from memgit.errors import MemgitError, NotARepo
+from memgit.core.selector import pick, project_names
+from memgit.errors import NotARepo, UsageError
 from memgit.store import search_index, search_reader
 from memgit.store.context_cache import read_heads
 from memgit.verbs import semantic as semantic_search
@@ -44,33 +44,34 @@ def search(cfg: Config, query: str, *, project: str | None = None, types: Sequen
     Returns:
         the hits, at most `limit`; [] when nothing matches.
     Raises:
-        MemgitError: an empty or unsearchable query, an unknown type, a bad date or limit, or
+        UsageError: an empty or unsearchable query, an unknown type, a bad date or limit, or
             `project` with `all_projects`.
         NoMatch, AmbiguousSelector: `project` names no branch, or several.
         NotARepo: there is no memory repository.
     """
     match = match_expression(query)
     if not match:
-        raise MemgitError(f"nothing to search for in {query!r}: give words, a \"phrase\" or a prefix*")
+        raise UsageError(f"nothing to search for in {query!r}: give words, a \"phrase\" or a prefix*")
     unknown = [t for t in types if t not in vocab.TYPES]
     if unknown:
-        raise MemgitError(f"unknown type {unknown[0]!r}; one of {', '.join(vocab.LEARNING_TYPES)}")
+        raise UsageError(f"unknown type {unknown[0]!r}; one of {', '.join(vocab.LEARNING_TYPES)}")
     if since is not None:
         try:
             since = Date.fromisoformat(since).isoformat()
         except ValueError as e:
-            raise MemgitError(f"--since wants a day as YYYY-MM-DD, not {since!r}") from e
+            raise UsageError(f"--since wants a day as YYYY-MM-DD, not {since!r}") from e
     if limit < 1:
-        raise MemgitError(f"--limit must be 1 or more, not {limit}")
+        raise UsageError(f"--limit must be 1 or more, not {limit}")
     if project and all_projects:
-        raise MemgitError("give --project or --all-projects, not both")
+        raise UsageError("give --project or --all-projects, not both")
     heads = _heads(cfg)
     if search_index.indexed_heads(cfg.state_dir) != heads:
         _refresh(cfg)
     branches = None
     if project:
-        names = {b: {b, b.removeprefix(vocab.PREFIX)} for b in heads}
-        branches = [pick(project, names, what="project branch", hint=f"branches: {', '.join(sorted(heads))}")]
+        named = {p["branch"]: p.get("name") for p in search_index.projects(cfg.state_dir)}
+        names = {b: project_names(b, named.get(b)) if b != vocab.MAIN else (b,) for b in heads}
+        branches = [pick(project, names, what="project", hint="`memgit projects` lists them")]
     current = None if all_projects or project else _current(cfg, heads, cwd or os.getcwd())
     candidates = search_reader.query(cfg.state_dir, match, branches=branches, types=tuple(types), since=since,
                                     limit=max(limit * POOL, MIN_POOL))

@@ -9,9 +9,11 @@ from fnmatch import fnmatch
 from memgit.config import Config
 from memgit.core.ledger import Ledger
 from memgit.core.model import Transcript
-from memgit.core.selector import pick
+from memgit.core.selector import pick, project_names
+from memgit.core.vocab import MAIN, PREFIX
 from memgit.errors import TranscriptError
 from memgit.sources.files import SessionFile
+from memgit.verbs import joining
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,3 +143,18 @@ def select(files: list[SessionFile], ledger: Ledger, cfg: Config, opts: SyncOpti
             chosen[key] = Work(file, 0, "replaced")
     work = list(chosen.values())
     return work[: opts.max_sessions] if opts.max_sessions else work
+
+
+def find_project(repo, selector: str, *, main: bool = False) -> str:
+    """The project branch `selector` names: its branch, slug or PROJECT.md name, exact or a prefix
+    only it has (memgit.core.selector); with `main`, main's branch too.
+
+    Raises:
+        NoMatch, AmbiguousSelector: none or several.
+    """
+    names: dict[str, tuple[str, ...]] = {MAIN: (MAIN,)} if main and MAIN in repo.branches() else {}
+    for branch, head in repo.branches().items():
+        if branch.startswith(PREFIX):
+            project = joining.project(repo, branch, head)
+            names[branch] = project_names(branch, project.name if project else None)
+    return pick(selector, names, what="project", hint="`memgit projects` lists them")

@@ -22,31 +22,45 @@ def _shown(value) -> object:
 
 
 def effective(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) -> dict:
-    """Every known setting: its value and its origin (default, file, env VAR, option).
+    """Every known setting: its value and its origin (default, file, env VAR, option), and what is
+    wrong with any of them; a bad value is shown as given, beside its problem, never refused here.
 
-    Raises:
-        ConfigError: the config file is broken or holds an unknown key.
+    Returns:
+        {"config_file", "exists", "settings": [{"key", "value", "origin", "problem"?}],
+         "problems": [{"key", "message"}] (key "" for the file as a whole)}.
     """
     env = os.environ if env is None else env
-    cfg = config.load(env, repo_path=repo_path)
+    problems: list[tuple[str, str]] = []
+    cfg = config.load(env, repo_path=repo_path, problems=problems)
     cfile = config.config_file(env)
-    data = config.read_file(cfile)
+    try:
+        data = config.read_file(cfile, check=False)
+    except ConfigError:  # already among the problems
+        data = {}
+    bad = dict(reversed(problems))  # the first problem of each key
     rows = []
     for section, keys in config.KNOWN.items():
+        table = data.get(section) if isinstance(data.get(section), dict) else {}
         for key, (attr, over, under) in keys.items():
-            origin = "default"
+            origin, given = "default", None
             if attr == "repo_path" and repo_path:
                 origin = "option --repo"
             elif any(env.get(v) for v in over):
-                origin = "env " + next(v for v in over if env.get(v))
-            elif key in data.get(section, {}):
-                origin = f"file {cfile}"
+                var = next(v for v in over if env.get(v))
+                origin, given = "env " + var, env[var]
+            elif key in table:
+                origin, given = f"file {cfile}", table[key]
             elif any(env.get(v) for v in under):
-                origin = "env " + next(v for v in under if env.get(v))
+                var = next(v for v in under if env.get(v))
+                origin, given = "env " + var, env[var]
             elif (section, key) == ("consolidate", "model") and "model" in data.get("extract", {}):
                 origin = f"file {cfile} ([extract] model)"  # the consolidation model follows the extraction one
-            rows.append({"key": f"{section}.{key}", "value": _shown(getattr(cfg, attr)), "origin": origin})
-    return {"config_file": str(cfile), "exists": cfile.is_file(), "settings": rows}
+            row = {"key": f"{section}.{key}", "value": _shown(getattr(cfg, attr)), "origin": origin}
+            if row["key"] in bad:  # shown as given: the default stands in only inside memgit
+                row.update(value=_shown(given), problem=bad[row["key"]])
+            rows.append(row)
+    return {"config_file": str(cfile), "exists": cfile.is_file(), "settings": rows,
+            "problems": [{"key": k, "message": m} for k, m in problems]}
 
 
 def remember_repo_path(env: Mapping[str, str], repo: Path) -> str:

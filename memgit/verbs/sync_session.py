@@ -18,7 +18,7 @@ from memgit.core import ledger as ledger_mod
 from memgit.core import notes, redact, scopes, vocab
 from memgit.config import Config
 from memgit.core.names import safe_label
-from memgit.core.selector import pick
+from memgit.core.selector import pick, project_names
 from memgit.errors import FULL_ERRNOS, LLMError, MemgitError, SecretFound, TranscriptGone
 from memgit.core.ledger import Ledger, format_message
 from memgit.core.model import Extraction, Transcript
@@ -123,7 +123,7 @@ class SyncRun:
         """
         if any(c in name for c in "*?["):
             return lambda f: fnmatch(f.project_dir, name)
-        names = {p.branch: {p.name, p.branch, p.branch.removeprefix(vocab.PREFIX)} for p in self.projects}
+        names = {p.branch: project_names(p.branch, p.name) for p in self.projects}
         owner: dict[str, str] = {}  # session key -> the project it goes to
         for f in files:
             cwd = registry.peek_cwd(f)
@@ -132,8 +132,8 @@ class SyncRun:
             identity, cwd = self.identify(cwd)
             project = scopes.resolve(identity, self.projects, cwd=cwd) or scopes.new_project(identity, self.projects)
             owner[f.key] = project.branch
-            names.setdefault(project.branch, {project.name, project.branch.removeprefix(vocab.PREFIX)})
-        names.update({f"folder {f.project_dir}": {f.project_dir} for f in files})
+            names.setdefault(project.branch, project_names(project.branch, project.name))
+        names.update({f"folder {f.project_dir}": (f.project_dir,) for f in files})
         found = pick(name, names, what="project", hint="`memgit status` lists the projects and folders")
         if found.startswith("folder "):
             return lambda f: f.project_dir == found.removeprefix("folder ")
@@ -359,6 +359,11 @@ class SyncRun:
             trailers=self.trailers(work, t.end, note.outcome, usage + _cut_trailer(t)) + [("Memgit-Note", path)],
         )
         content = notes.render_note(note).encode("utf-8")
+        if (work.why == "redo" and self.ledger.processed_end(work.file.key) >= t.end
+                and self.repo.read(branch, path) == content):  # an empty commit would record nothing new
+            self.warnings.append(f"{note.session} redone: the note came out as it was ({path}); nothing committed")
+            return SessionResult(note.session, "none", scope, branch, work.start, t.end, note=path,
+                                 reason="redone, unchanged")
         try:
             sha = self.repo.commit_with_retry(branch, lambda head: ({path: content}, message), allow_empty=True)
         except SecretFound as e:

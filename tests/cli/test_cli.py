@@ -64,7 +64,7 @@ def test_status_log_and_show_after_a_sync(memgit_cli, claude_projects, memory_pa
     only = json.loads(memgit_cli("log", "--project", "lantern", "--json").stdout)["commits"]
     assert only and {c["branch"] for c in only} == {"projects/lantern"}
     missing = memgit_cli("log", "--project", "nope")
-    assert missing.exit_code == 12 and "no project branch matches 'nope'" in missing.stderr
+    assert missing.exit_code == 12 and "no project matches 'nope'" in missing.stderr
 
     show = memgit_cli("show", "projects/pinion:PROJECT.md")
     assert show.exit_code == 0 and "name: pinion" in show.stdout

@@ -38,7 +38,7 @@ def refused(result, as_json: bool) -> None:
     if as_json:
         assert result.stdout.count("\n") == 1  # one line: the error as JSON, nothing else
         error = json.loads(result.stdout)["error"]
-        assert error["code"] == "needs_yes" and "--yes" in error["message"]
+        assert error["code"] == "usage" and "--yes" in error["message"]
     else:
         assert result.stderr.count("\n") == 1 and result.stderr.startswith("Error: ") and "--yes" in result.stderr
 

@@ -22,7 +22,7 @@ from tests.conftest import git
 from tests.integration.test_native_memory import memory_folder, project, synced  # noqa: F401 (fixtures)
 from tests.integration.test_scan import AWS, TOKEN, person_commits
 
-NAMES = {"config", "repository", "fsck", "locks", "secrets", "remotes", "sync failures", "hooks claude-code",
+NAMES = {"config", "repository", "fsck", "writable", "locks", "secrets", "remotes", "sync failures", "hooks claude-code",
          "hooks codex", "hooks gemini", "double injection", "disk space"}
 
 

@@ -2,7 +2,6 @@
 init --path, config typos, a sync whose every model call failed, the age window, progress."""
 
 import json
-import re
 import subprocess
 from dataclasses import replace
 
@@ -197,7 +196,7 @@ def test_config_show_says_where_each_value_came_from(memgit_cli, hermetic_env, m
                                          "origin": f"file {cfile} ([extract] model)"}
     assert data["config_file"] == str(cfile) and data["exists"]
     text = memgit_cli("config", "show").stdout
-    assert re.search(r"^sources\.max_age_days +90\.0 +file ", text, re.M)
+    assert "[sources]\nagents = " in text and f"\nmax_age_days = 90.0  # file {cfile}\n" in text
 
 
 # ---- memgit sessions -----------------------------------------------------------------------
@@ -227,9 +226,9 @@ def test_redo_keeps_a_note_a_person_edited(memgit_cli, claude_projects, memory_p
     session = "7b037ddc-2809-5da8-b145-488900e64288"
     shown = json.loads(memgit_cli("show", session, "--json").stdout)
     branch, note = shown["branch"], shown["path"]
-    # memgit's own note: a redo rewrites it
+    # memgit's own note: a redo may rewrite it (here it comes out the same, so nothing is committed)
     redone = memgit_cli("sync", "--redo", session[:8], "--json")
-    assert redone.exit_code == 0 and [r["kind"] for r in json.loads(redone.stdout)["sessions"]] == ["extract"]
+    assert redone.exit_code == 0 and [r["kind"] for r in json.loads(redone.stdout)["sessions"]] == ["none"]
     # a person edits it on its branch, with git
     git(memory_path, "switch", "-q", branch)
     edited = (memory_path / note).read_text() + "\nMy own words about this session.\n"

@@ -73,7 +73,7 @@ def test_consolidate_commits_memory_summary_and_a_skill_with_its_trailers(claude
     write(claude_projects, *pinion_sessions(3), session("l1", "lantern", "Rename the CSS tokens."))
     sync_and_consolidate(memgit_cli)
     branch = "projects/pinion"
-    assert head_subject(memory_path, branch) == "consolidate(pinion): 3 notes, 1 learnings"
+    assert head_subject(memory_path, branch) == "consolidate(pinion): 3 notes, 1 learning"
     assert trailer(memory_path, branch, "Memgit-Through") == git(memory_path, "rev-parse", f"{branch}^").strip()
     assert trailer(memory_path, branch, "Memgit-Consolidator") == heuristic.CONSOLIDATOR
     assert trailer(memory_path, branch, "Memgit-Tokens") == "0"
@@ -89,7 +89,7 @@ def test_consolidate_commits_memory_summary_and_a_skill_with_its_trailers(claude
     assert len(links_exist(memory_path, branch, skill, "skills/pinion-run-tests")) == 3
     summary = git(memory_path, "show", f"{branch}:memory_summary.md")
     assert tokens.count(summary) <= 2500 and "Test: `uv run pytest -x tests/`" in summary
-    assert head_subject(memory_path, "projects/lantern").startswith("consolidate(lantern): 1 notes")
+    assert head_subject(memory_path, "projects/lantern").startswith("consolidate(lantern): 1 note, ")
     assert head_subject(memory_path, "main").startswith("consolidate(main): ")
     fsck(memory_path)
     assert git(memory_path, "status", "--porcelain") == ""
@@ -220,7 +220,7 @@ def test_consolidate_command_scopes_and_errors(claude_projects, memory_path, mem
     again = memgit_cli("consolidate")
     assert again.stdout.strip() == "nothing to consolidate: every scope is up to date"
     missing = memgit_cli("consolidate", "--project", "nope")
-    assert missing.exit_code == 1 and missing.stderr.startswith("Error: no project 'nope'")
+    assert missing.exit_code == 12 and missing.stderr.startswith("Error: no project matches 'nope'")
     assert "Example: memgit consolidate" in memgit_cli("consolidate", "--help").stdout
 
 

@@ -233,11 +233,11 @@ def test_push_pull_and_remote_errors_are_one_line_with_what_to_do(machines, tmp_
     a, _ = machines
     a.run("init")
     nothing = a.run("push", ok=False)
-    assert nothing.exit_code == 13 and "memgit remote add origin URL" in nothing.stderr
+    assert nothing.exit_code == 12 and "memgit remote add origin URL" in nothing.stderr
     assert "no remote" in a.run("remote").stdout
     bare = servers.bare_repo(tmp_path / "memory.git")
     a.run("remote", "add", "origin", str(bare))
-    assert a.run("remote", "add", "origin", str(bare), ok=False).exit_code == 13
+    assert a.run("remote", "add", "origin", str(bare), ok=False).exit_code == 15
     secret = a.run("remote", "add", "web", "https://me:hunter2-password@example.org/m.git", ok=False)
     assert secret.exit_code == 13 and "hunter2" not in secret.stderr and "credential" in secret.stderr
     listed = a.json("remote")["remotes"]

@@ -152,7 +152,7 @@ def test_a_purge_travels_to_the_remote_and_to_the_other_machine(tmp_path, monkey
     old_head = git(bare, "rev-parse", "main").strip()
     git(bare, "update-ref", "refs/heads/main", "main~1")  # another machine moved the remote meanwhile
     moved = a.run("push", "--force", ok=False)
-    assert moved.exit_code == 13 and "moved since the purge" in moved.stderr
+    assert moved.exit_code == 14 and "moved since the purge" in moved.stderr
     assert git(bare, "rev-parse", "main").strip() == git(bare, "rev-parse", f"{old_head}~1").strip()
     git(bare, "update-ref", "refs/heads/main", old_head)
     forced = a.json("push", "--force")

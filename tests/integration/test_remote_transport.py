@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memgit.errors import RemoteError, SecretFound
+from memgit.errors import AlreadyExists, NoMatch, RemoteAhead, RemoteError, SecretFound
 from memgit.store import remote
 from memgit.store.repo import MemoryRepo
 from tests.conftest import fsck, git
@@ -179,7 +179,7 @@ def test_a_non_fast_forward_push_is_refused_and_nothing_changes(served, mem):
     before = remote_refs(bare)
     aside = mem.commit("projects/y", {"notes/c.md": b"c\n"}, "remember(y): c", create_from=forked)
 
-    with pytest.raises(RemoteError, match=r"commits that are not here on main; nothing was pushed: run `memgit pull`"):
+    with pytest.raises(RemoteAhead, match=r"commits that are not here on main; nothing was pushed: run `memgit pull`"):
         remote.push(mem, "origin", {"main": aside, "projects/y": aside})
     assert remote_refs(bare) == before  # not even projects/y: all or nothing
     assert remote.remote_heads(mem, "origin") == {"main": ahead}
@@ -343,11 +343,11 @@ def test_a_remote_name_must_be_one_ref_component(mem, name):
 
 def test_remote_names_and_urls_are_checked(mem):
     remote.add_remote(mem, "origin", "/tmp/x.git")
-    with pytest.raises(RemoteError, match="remote origin already exists"):
+    with pytest.raises(AlreadyExists, match="remote origin already exists"):
         remote.add_remote(mem, "origin", "/tmp/y.git")
-    with pytest.raises(RemoteError, match="no remote named 'nope' \\(configured: origin\\)"):
+    with pytest.raises(NoMatch, match="no remote named 'nope' \\(configured: origin\\)"):
         remote.remove_remote(mem, "nope")
-    with pytest.raises(RemoteError, match="no remote named 'nope'"):
+    with pytest.raises(NoMatch, match="no remote named 'nope'"):
         remote.fetch(mem, "nope")
     with pytest.raises(RemoteError, match="cannot use remote URL"):
         remote.add_remote(mem, "odd", "gopher://example.com/x")

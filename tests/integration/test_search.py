@@ -121,9 +121,9 @@ def test_type_and_since_filter_and_bad_values_are_errors(world, memgit_cli, monk
     both = search(memgit_cli, "emoji tests pytest", "--type", "preference", "--type", "command", "--limit", "50")
     assert {h["type"] for h in both["hits"]} >= {"preference"} and len(both["hits"]) >= len(hits)
     bad = memgit_cli("search", "emoji", "--type", "gotchas")
-    assert bad.exit_code == 1 and "unknown type 'gotchas'" in bad.stderr and "preference" in bad.stderr
+    assert bad.exit_code == 2 and "unknown type 'gotchas'" in bad.stderr and "preference" in bad.stderr
     assert search(memgit_cli, "emoji", "--since", "2999-01-01")["hits"] == []
-    assert memgit_cli("search", "emoji", "--since", "yesterday").exit_code == 1
+    assert memgit_cli("search", "emoji", "--since", "yesterday").exit_code == 2
 
 
 def test_nothing_found_is_not_an_error_but_nothing_to_search_for_is(world, memgit_cli, monkeypatch):
@@ -133,7 +133,7 @@ def test_nothing_found_is_not_an_error_but_nothing_to_search_for_is(world, memgi
     assert search(memgit_cli, "zanzibar")["hits"] == []
     for query in ("", "   ", '"" - *'):
         empty = memgit_cli("search", query)
-        assert empty.exit_code == 1 and "nothing to search for" in empty.stderr
+        assert empty.exit_code == 2 and "nothing to search for" in empty.stderr
 
 
 ODD = ['"', '"unclosed emoji', "-emoji", "emoji -commit", "*", "emoji*", "AND", "emoji AND OR NOT", "NEAR(emoji commit)",
@@ -144,7 +144,7 @@ ODD = ['"', '"unclosed emoji', "-emoji", "emoji -commit", "*", "emoji*", "AND", 
 def test_odd_queries_never_crash(world, memgit_cli, monkeypatch, query):
     monkeypatch.chdir(world)
     result = memgit_cli("search", "--json", "--", query)
-    assert result.exit_code in (0, 1), result.output
+    assert result.exit_code in (0, 2), result.output
     assert json.loads(result.stdout)["ok"] is (result.exit_code == 0)
 
 

@@ -140,5 +140,7 @@ def test_redo_reads_a_session_again_from_its_start(claude_projects, memory_path,
     target = session_id("pinion-1")
     data = json.loads(memgit_cli("sync", "--redo", target[:8], "--json").stdout)
     assert [(s["session"], s["start"]) for s in data["sessions"]] == [(f"claude-code/{target}", 0)]
+    # read again from byte 0; the note came out the same, so no second (empty) extract commit
+    assert [(s["kind"], s["reason"]) for s in data["sessions"]] == [("none", "redone, unchanged")]
     rows = [r for r in ledger_commits(memory_path) if r["session"] == f"claude-code/{target}"]
-    assert len(rows) == 2
+    assert len(rows) == 1

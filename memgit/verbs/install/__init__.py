@@ -147,7 +147,9 @@ def install_agents(cfg, names: Sequence[str] = (), *, settings: Path | None = No
         if record is not None:
             state["files"][manifest.key(path)] = record
         folder = agents_mod.skills_dir(name, env, cfg.claude_root)
-        state["skills"].setdefault(name, {"dir": str(folder), "published": {}})
+        entry = state["skills"].setdefault(name, {"dir": str(folder), "published": {}})
+        if "created" not in entry and not dry_run:  # uninstall takes out the folders memgit made, and only those
+            entry["created"] = str(skills.first_missing(folder) or "")
         report.warnings += change.warnings + _notes(name, env)
         if mcp if mcp is not None else has_extra:
             _register(report, state, name, env, cfg, dry_run=dry_run, now=now)
@@ -192,6 +194,8 @@ def uninstall_agents(cfg, names: Sequence[str] = (), *, settings: Path | None = 
                         else skills.remove_one(Path(entry["dir"]), skill, record))
                 changes += c
                 report.warnings += w
+            if not dry_run:
+                changes += skills.remove_created(Path(entry["dir"]), entry.get("created"))
             report.skills[name] = changes
             if not dry_run:
                 del state["skills"][name]
@@ -285,8 +289,9 @@ def _notes(name: str, env: Mapping[str, str]) -> list[str]:
     """What a person must still do for the hooks to run."""
     if name != CODEX:
         return []
+    events = [h.event for h in AGENTS[CODEX].hooks]  # every hook install adds, so none is left untrusted
     notes = ["Codex runs a new or changed hook only once you trust it: open /hooks in Codex and trust "
-             "memgit's SessionStart and PreCompact hooks"]
+             f"memgit's {', '.join(events[:-1])} and {events[-1]} hooks"]
     config = agents_mod.home(CODEX, env) / "config.toml"
     try:
         import tomllib

@@ -161,6 +161,32 @@ def remove_one(folder: Path, name: str, record: dict) -> tuple[list[str], list[s
     return [f"removed {file}"], []
 
 
+def first_missing(folder: Path) -> Path | None:
+    """The outermost folder of `folder`'s path that does not exist yet (what publishing will create)."""
+    missing = None
+    for path in (folder, *folder.parents):
+        if path.exists():
+            return missing
+        missing = path
+    return missing
+
+
+def remove_created(folder: Path, created: str | None) -> list[str]:
+    """Delete the folders memgit created for the skills (`folder` up to `created`), those left empty."""
+    if not created or not (folder == Path(created) or Path(created) in folder.parents):
+        return []
+    removed = []
+    for path in (folder, *folder.parents):
+        try:
+            path.rmdir()
+        except OSError:  # a person's files in it, or gone already: it stays as it is
+            break
+        removed.append(f"removed the empty folder {path}")
+        if path == Path(created):
+            break
+    return removed
+
+
 def _read(file: Path) -> bytes | None:
     try:
         return file.read_bytes()
