@@ -382,7 +382,7 @@ def test_install_names_each_agents_skills_and_every_codex_hook_and_uninstall_lea
             "memgit's SessionStart, UserPromptSubmit and PreCompact hooks") in lines
     hooks = json.loads((hermetic_env / ".codex" / "hooks.json").read_text())["hooks"]
     assert sorted(hooks) == ["PreCompact", "SessionStart", "UserPromptSubmit"]  # the three the warning names
-    removed = memgit_cli("uninstall")
+    removed = memgit_cli("uninstall", "--yes")
     assert removed.exit_code == 0, removed.stderr
     assert f"  removed the empty folder {hermetic_env}/.agents" in removed.stdout.splitlines()
     local = hermetic_env / ".local"  # memgit's own state (its install manifest)
