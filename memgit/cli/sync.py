@@ -80,6 +80,7 @@ def _sync_text(result) -> str:
                          f"{result.consolidation_error}")
         lines += [f"imported Claude Code memory {i['source']} onto {i['branch']}" for i in s["imported"]]
         lines += [f"joined {j['joined']} into {j['into']}: one repository ({j['remote']})" for j in s.get("joined", [])]
+        lines += [f"your edit: {k}" for k in result.kept]
         lines += [f"warning: {w}" for w in result.warnings]
         if result.too_old:
             lines.append(f"{result.too_old} session(s) are older than {result.max_age_days:g} days (max_age_days); "
