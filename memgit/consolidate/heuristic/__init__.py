@@ -91,8 +91,8 @@ def _project_memory(label: str, n_notes: int, view: View, found, pinned) -> str:
         "",
         f"{briefing.plural(view.holding, 'learning')} from {briefing.plural(n_notes, 'session note')}, strongest "
         f"first in each topic{superseded}. {memory_md.TIER_LEGEND}",
-        "memgit rewrites this file on every consolidation: correct a learning in its session note "
-        "(sessions/), or pin your own words in notes/.",
+        "memgit rewrites this file on every consolidation and keeps your edits of it: a line you add is "
+        "pinned as your note, a line you remove stays out (`git revert` of your edit undoes it).",
     ]
     parts = ["\n".join(head), *memory_md.sections(view.clusters, left_out=view.left_out)]
     if found:
