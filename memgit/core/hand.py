@@ -295,9 +295,11 @@ def _apply(lines: list[str], h: Hunk, pos: int) -> tuple[list[str], int]:
 
 
 def _exact(lines: list[str], h: Hunk, pos: int) -> int | None:
-    """Where the hunk's own surroundings are, unchanged, at or after `pos`."""
+    """Where the hunk's own surroundings are, unchanged, at or after `pos` (near the top of the file: as
+    near as it was)."""
     n, r = len(h.before), len(h.removed)
-    for at in range(max(pos, n), len(lines) - r - len(h.after) + 1):
+    last = len(lines) - r - len(h.after) if n == CONTEXT else n
+    for at in range(max(pos, n), last + 1):
         if lines[at - n:at] == h.before and lines[at:at + r] == h.removed and lines[at + r:at + r + len(h.after)] == h.after:
             return at
     return None
@@ -310,7 +312,7 @@ def _anchor(lines: list[str], h: Hunk) -> int:
     for i, line in enumerate(lines):
         if near and key(line) == near:
             return i + 1
-    if h.section in lines:
+    if h.section and h.section in lines:
         i = lines.index(h.section) + 1
         while i < len(lines) and not lines[i].startswith("#"):
             i += 1

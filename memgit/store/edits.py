@@ -96,10 +96,10 @@ class RepoEdits(RepoCommits):
         notes = self.list(head, hand.NOTES_DIR)
         for raw in sorted(changes):
             path, change = os.fsdecode(raw), changes[raw]
-            old = self.read(head, path)
-            if change is None or old is None or not hand.regenerated(path, old.decode("utf-8", "replace")):
+            old = (self.read(head, path) or b"").decode("utf-8", "replace")
+            if change is None or not hand.regenerated(path, old):
                 continue
-            kept = hand.keep(path, old.decode("utf-8", "replace"), change[1].decode("utf-8", "replace"),
+            kept = hand.keep(path, old, change[1].decode("utf-8", "replace"),
                              stamp=time.strftime("%Y-%m-%d-%H%M%S", now), day=time.strftime("%Y-%m-%d", now),
                              read=lambda p: _after(self, head, changes, p), pinned_notes=notes)
             if kept is None:

@@ -205,8 +205,8 @@ def commit_edit(cfg: Config, branch: str, path: str, head: str | None, text: str
 def _kept(repo, head: str | None, path: str, old: bytes | None, text: str,
           changes: dict[str, bytes | None]) -> hand.Kept | None:
     """Read an edit of a file memgit regenerates as the person's (memgit.core.hand); add what keeps it to `changes`."""
-    before = (old or b"").decode("utf-8", "replace")
-    if head is None or old is None or not hand.regenerated(path, before):
+    before = (old or b"").decode("utf-8", "replace")  # a summary not written yet: the next consolidation writes it
+    if head is None or not hand.regenerated(path, before):
         return None
     now = time.gmtime()
     kept = hand.keep(path, before, text, stamp=time.strftime("%Y-%m-%d-%H%M%S", now), day=time.strftime("%Y-%m-%d", now),

@@ -96,3 +96,10 @@ def test_only_memgits_own_files_are_read_as_intent():
     assert not hand.regenerated("skills/x/SKILL.md", "---\nname: x\n---\nMy own steps.\n")
     assert not hand.regenerated("notes/a.md", "") and not hand.regenerated("README.md", "")
     assert hand.parse("---\nadded: '2026-11-27'\n---\nnot a record\n") is None
+
+
+def test_a_summary_written_before_memgit_wrote_one_is_kept_at_its_end():
+    k = kept("", "- Deploys happen on Fridays.\n", "memory_summary.md")
+    assert k.pinned == ["notes/2026-11-27-deploys-happen-on-fridays.md"]
+    generated = "# pinion: what memory holds\n\n## Latest work\n\n- a\n\n## Where to look deeper\n\n- b\n"
+    assert hand.apply(generated, records(k)).endswith("- b\n- Deploys happen on Fridays.\n")
