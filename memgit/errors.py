@@ -15,6 +15,13 @@ class MemgitError(Exception):
         self.message = message
 
 
+class Unconfirmed(MemgitError):
+    """A destructive command with no one to ask (no terminal, or --json) and no --yes: nothing done."""
+
+    exit_code = 2  # a usage error, as click's own
+    code = "needs_yes"
+
+
 class NotARepo(MemgitError):
     exit_code = 3
     code = "not_a_repo"

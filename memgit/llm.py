@@ -188,19 +188,37 @@ def _schema_refused(e: BaseException) -> bool:
     return any(word in text for word in ("response_format", "json_schema", "structured output", "output_format"))
 
 
+def sendable(messages: Sequence[dict], extra_patterns: Sequence[str] = ()) -> list[dict]:
+    """The messages as they may leave the machine: every text redacted, whoever built it.
+
+    The one redaction of what a model receives (the transcript was redacted when read; this is the
+    whole request once more, so no caller can send a text that skipped it)."""
+    def clean(content):
+        if isinstance(content, str):
+            return redact(content, extra_patterns)
+        if isinstance(content, list):  # content parts: {"type": "text", "text": ...}
+            return [{**part, "text": redact(part["text"], extra_patterns)}
+                    if isinstance(part, dict) and isinstance(part.get("text"), str) else part for part in content]
+        return content
+
+    return [{**m, "content": clean(m.get("content"))} for m in messages]
+
+
 def complete(model: str, messages: Sequence[dict], *, schema: dict | None = None, api_base: str | None = None,
              timeout: float = 120.0, max_tokens: int = 4096, usage: Usage | None = None,
-             retry: Retry | None = None) -> Reply:
-    """Send one chat request, retrying rate limits, timeouts and server errors with backoff.
+             retry: Retry | None = None, extra_patterns: Sequence[str] = ()) -> Reply:
+    """Send one chat request, redacted (`sendable`), retrying rate limits, timeouts and server errors.
 
     Args:
         schema: a JSON schema for the reply (sent as response_format); dropped if the server refuses it.
         usage: tokens and cost of every call made are added to it (failed tries included).
+        extra_patterns: the person's `[redact] extra_patterns`, applied with the built-in rules.
 
     Raises:
         ModelError: the key is missing or refused (auth), the retries ran out (unavailable), or the
             request was rejected (bad request, unknown model, context window exceeded).
     """
+    messages = sendable(messages, extra_patterns)
     litellm = _litellm()
     retry = retry or RETRY
     usage = usage if usage is not None else Usage()
@@ -306,7 +324,7 @@ def parse_json_object(text: str) -> dict:
 
 def structured(model: str, messages: Sequence[dict], parse: Callable[[str], T], *, schema: dict,
                api_base: str | None = None, timeout: float = 120.0, max_tokens: int = 4096,
-               usage: Usage | None = None) -> T:
+               usage: Usage | None = None, extra_patterns: Sequence[str] = ()) -> T:
     """Ask for JSON matching `schema` and return `parse(reply)`; once more with the error if it fails.
 
     Args:
@@ -321,7 +339,7 @@ def structured(model: str, messages: Sequence[dict], parse: Callable[[str], T], 
     problem, content = "", ""
     for attempt in (1, 2):
         reply = complete(model, sent, schema=schema, api_base=api_base, timeout=timeout, max_tokens=max_tokens,
-                         usage=usage)
+                         usage=usage, extra_patterns=extra_patterns)
         content = reply.content
         try:
             return parse(content)
@@ -330,8 +348,8 @@ def structured(model: str, messages: Sequence[dict], parse: Callable[[str], T], 
             if reply.finish_reason == "length":
                 problem += f" (the reply was cut off at {max_tokens} tokens: be shorter)"
         log.warning("%s reply %d was invalid: %s", model, attempt, problem)
-        # The echoed reply is redacted too: a model can invent or stitch together a secret.
-        sent = [*messages, {"role": "assistant", "content": redact(content)[:4000] or "(empty)"},
+        # The echoed reply is cut here and redacted with the rest when sent (`complete`).
+        sent = [*messages, {"role": "assistant", "content": content[:4000] or "(empty)"},
                 {"role": "user", "content": f"That reply is not valid: {problem}. Answer again with only the "
                                             "JSON object the schema describes, nothing before or after it."}]
     excerpt = redact(" ".join(content.split()))[:MAX_EXCERPT]  # redacted before it is cut

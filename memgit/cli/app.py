@@ -12,7 +12,7 @@ import traceback
 
 import click
 
-from memgit.errors import STORAGE_ERRNOS, MemgitError, StorageError
+from memgit.errors import STORAGE_ERRNOS, MemgitError, StorageError, Unconfirmed
 
 
 class Failure(click.ClickException):
@@ -79,6 +79,28 @@ def load_config(repo_path: str | None):
     from memgit import config
 
     return config.load(repo_path=repo_path)
+
+
+def confirm(question: str, *, yes: bool, as_json: bool, doing: str, shown: str = "") -> None:
+    """Let a destructive command go on: with --yes, or when the person says yes at a terminal.
+
+    With nobody to ask (stdin is no terminal, or --json: a program reads the output) it refuses
+    rather than guess, before anything changed. `doing` names the act: "forgetting", "deleting ...";
+    `shown` is what will change, printed above the question (stderr) when there is one.
+
+    Raises:
+        Unconfirmed: no --yes and nobody to ask (exit 2).
+        click.Abort: the person said no.
+    """
+    if yes:
+        return
+    if as_json or not sys.stdin.isatty():
+        why = "--json never asks" if as_json else "there is no terminal to ask"
+        raise Unconfirmed(f"not {doing} without --yes ({why}); run it again with --yes")
+    if shown:
+        click.echo(shown, err=True)
+    if not click.confirm(question, default=False, err=True):
+        raise click.Abort()
 
 
 def emit(as_json: bool, data, text: str) -> None:

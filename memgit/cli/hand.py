@@ -7,7 +7,8 @@ from dataclasses import asdict
 
 import click
 
-from memgit.cli.app import cli, emit, json_option, load_config, repo_option
+from memgit.cli.app import cli, confirm, emit, json_option, load_config, repo_option
+from memgit.core import vocab
 
 project_option = click.option("--project", help="This project's scope (slug, projects/<slug> or its name).")
 global_option = click.option("--global", "global_", is_flag=True, help="Main's scope, which holds in every project.")
@@ -28,7 +29,8 @@ def remember(text, type_, global_, project, repo_path, as_json) -> None:
     from memgit.verbs.remember import remember as pin
 
     done = pin(load_config(repo_path), text, type_=type_, project=project, global_=global_)
-    emit(as_json, {"ok": True, **asdict(done)}, f"{done.sha[:8]} {done.subject}\n  {done.branch}:{done.path}")
+    emit(as_json, {"ok": True, **asdict(done)}, f"{done.subject}; nothing committed" if done.already
+         else f"{done.sha[:8]} {done.subject}\n  {done.branch}:{done.path}")
 
 
 @cli.command()
@@ -39,8 +41,8 @@ def remember(text, type_, global_, project, repo_path, as_json) -> None:
 def forget(target, yes, repo_path, as_json) -> None:
     """Forget a NOTE (path or file name), a SESSION (id or prefix), or the learnings holding QUERY.
 
-    Shows what will go and asks (unless --yes or --json); one `forget` commit per scope, then the scope is
-    consolidated again. `git revert` of the commit brings it back.
+    Shows what will go and asks; without a terminal to ask, or with --json, it needs --yes. One `forget`
+    commit per scope, then the scope is consolidated again. `git revert` of the commit brings it back.
 
     Example: memgit forget "uv run pytest" --yes
     """
@@ -50,8 +52,7 @@ def forget(target, yes, repo_path, as_json) -> None:
     chosen = verb.plan(cfg, target)
     if not as_json:
         click.echo(_plan_text(chosen))
-        if not yes and not click.confirm("Forget this?", default=False):
-            raise click.Abort()
+    confirm("Forget this?", yes=yes, as_json=as_json, doing="forgetting")
     done = verb.forget(cfg, chosen)
     emit(as_json, {"ok": True, **chosen.as_dict(), "commits": [asdict(c) for c in done.commits],
                    "consolidated": [c.scope for c in done.consolidated]}, _written_text(done.commits, done.consolidated))
@@ -75,41 +76,57 @@ def _written_text(commits, consolidated) -> str:
 
 
 @cli.command()
-@click.option("--accept-all", is_flag=True, help="Accept every new learning and record the review.")
+@click.option("--project", help="Only this scope: a project (slug, projects/<slug>, its name, a prefix only it has) "
+              "or main.")
+@click.option("--type", "types", multiple=True, type=click.Choice(vocab.LEARNING_TYPES),
+              help="Only learnings of this type (repeatable).")
+@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), metavar="YYYY-MM-DD",
+              help="Only learnings of sessions on or after this day.")
+@click.option("--limit", type=click.IntRange(min=1), help="At most this many learnings this time.")
+@click.option("--accept-all", is_flag=True, help="Accept every learning of the queue and record the review.")
 @repo_option
 @json_option
-def review(accept_all, repo_path, as_json) -> None:
+def review(project, types, since, limit, accept_all, repo_path, as_json) -> None:
     """Accept or reject each learning added since the last review; rejecting one forgets it.
 
-    With --json it only lists them (add --accept-all to record them as reviewed).
+    What the agent is told first comes first. Each answer is recorded as it is given: quit (q) at any
+    point and the next `memgit review` goes on from there. With --json it only lists them (add
+    --accept-all to record them as reviewed).
 
-    Example: memgit review --json
+    Example: memgit review --project pinion --type gotcha --limit 20
     """
     from memgit.verbs import review as verb
 
     cfg = load_config(repo_path)
-    todo = verb.pending(cfg)
+    todo = verb.pending(cfg, project=project, types=types, since=since and since.date(), limit=limit)
     if as_json and not accept_all or not todo.learnings:
-        emit(as_json, {"ok": True, **todo.as_dict()}, "nothing new to review since the last review")
+        emit(as_json, {"ok": True, **todo.as_dict()}, f"none of the {todo.left} learning(s) left to review matches "
+             "these options" if todo.left else "nothing new to review since the last review")
         return
-    rejected = [] if accept_all else _ask(todo.learnings)
-    done = verb.finish(cfg, todo, rejected)
-    emit(as_json, {"ok": True, "accepted": done.accepted, "rejected": done.rejected,
+    if accept_all:
+        done = verb.finish(cfg, todo, todo.learnings, [])
+    else:
+        done = verb.finish(cfg, todo, *_ask(cfg, todo), recorded=True)
+    left = todo.left - done.accepted - done.rejected
+    emit(as_json, {"ok": True, "accepted": done.accepted, "rejected": done.rejected, "left": left,
                    "commits": [asdict(c) for c in done.commits]},
-         _written_text(done.commits, done.consolidated) + f"\naccepted {done.accepted}, rejected {done.rejected}")
+         _written_text(done.commits, done.consolidated) + f"\naccepted {done.accepted}, rejected {done.rejected}"
+         + (f"; {left} left: `memgit review` goes on from there" if left else "; nothing left to review"))
 
 
-def _ask(learnings) -> list:
-    """Ask about each learning: a(ccept), r(eject) or q(uit, recording nothing)."""
-    rejected = []
-    for i, x in enumerate(learnings, 1):
-        click.echo(f"[{i}/{len(learnings)}] {x.branch}:{x.path}\n  {x.line}")
+def _ask(cfg, todo) -> tuple[list, list]:
+    """Ask about each learning: a(ccept), r(eject) or q(uit); record each answer as it is given."""
+    from memgit.verbs.review import decide
+
+    accepted, rejected = [], []
+    for i, x in enumerate(todo.learnings, 1):
+        click.echo(f"[{i}/{len(todo.learnings)}] {x.branch}:{x.path}\n  {x.line}")
         answer = click.prompt("  accept, reject or quit", type=click.Choice(["a", "r", "q"]), default="a")
         if answer == "q":
-            raise click.Abort()
-        if answer == "r":
-            rejected.append(x)
-    return rejected
+            break
+        decide(cfg, x, accept=answer == "a")
+        (accepted if answer == "a" else rejected).append(x)
+    return accepted, rejected
 
 
 @cli.command()

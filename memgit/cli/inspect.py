@@ -30,6 +30,9 @@ def status(repo_path, as_json) -> None:
     if data["failed_sessions"]:
         rows.append("failed sessions (once fixed: memgit sync --retry-failed):")
         rows += [f"  {f['session']}  {f['project_dir']}: {f['reason']}" for f in data["failed_sessions"]]
+    if data["cut_sessions"]:
+        rows.append("sessions whose transcript was cut off (read up to the last complete record):")
+        rows += [f"  {c['session']}  {c['project_dir']}: {c['cut']} byte(s) passed over" for c in data["cut_sessions"]]
     if data["unreadable_folders"]:
         rows.append("unreadable project folders (not read until fixed):")
         rows += [f"  {u['agent']} {u['project_dir']}: {u['reason']}" for u in data["unreadable_folders"]]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from memgit.cli.app import cli, emit, json_option, load_config, repo_option
+from memgit.cli.app import cli, confirm, emit, json_option, load_config, repo_option
 from memgit.errors import MemgitError
 
 
@@ -137,26 +137,36 @@ def install(agents, settings_path, mcp, dry_run, as_json) -> None:
 @cli.command()
 @_agents_option
 @_settings_option
-@click.option("--purge", is_flag=True, help="Also delete the memory repository (asks first).")
-@click.option("--yes", "-y", is_flag=True, help="With --purge: delete without asking.")
+@click.option("--purge", is_flag=True, help="Also delete the memory repository.")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask first (needed without a terminal, or with --json).")
 @click.option("--dry-run", is_flag=True, help="Say what would change; write and delete nothing.")
 @repo_option
 @json_option
 def uninstall(agents, settings_path, purge, yes, dry_run, repo_path, as_json) -> None:
     """Take memgit out of the agents (their files back as they were); --purge deletes the memory too.
 
-    Example: memgit uninstall --agent gemini
+    Shows what will change and asks; without a terminal to ask, or with --json, it needs --yes.
+
+    Example: memgit uninstall --agent gemini --yes
     """
     from pathlib import Path
 
     from memgit.verbs import install as install_mod
 
     cfg = load_config(repo_path)
-    report = install_mod.uninstall_agents(cfg, agents, settings=Path(settings_path) if settings_path else None,
-                                          dry_run=dry_run)
+    settings = Path(settings_path) if settings_path else None
     what = install_mod.describe_repo(cfg.repo_path) if purge else None
-    purged = bool(what) and not dry_run and (yes or click.confirm(f"Delete the memory repository {what}? "
-                                                                 "This cannot be undone", err=True))
+    if not dry_run:  # nothing is touched before the person agreed to all of it
+        plan = install_mod.uninstall_agents(cfg, agents, settings=settings, dry_run=True)
+        if plan.changed or what:
+            acts = (["take memgit out of the files above"] if plan.changed else []) + (
+                [f"delete the memory repository {what} (this cannot be undone)"] if what else [])
+            question = " and ".join(acts)
+            confirm(question[0].upper() + question[1:] + "?", yes=yes, as_json=as_json,
+                    doing="deleting the memory repository" if what else "taking memgit out of the agents",
+                    shown="\n".join(_install_text(plan).splitlines()[:-1]))  # not its "Dry run: ..."
+    report = install_mod.uninstall_agents(cfg, agents, settings=settings, dry_run=dry_run)
+    purged = bool(what) and not dry_run
     if purged:
         install_mod.purge(cfg.repo_path)
     text = _install_text(report)

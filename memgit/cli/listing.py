@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from memgit.cli.app import cli, emit, json_option, load_config, repo_option
+from memgit.cli.app import cli, confirm, emit, json_option, load_config, repo_option
 
 
 @cli.command()
@@ -51,19 +51,23 @@ def projects(ctx, repo_path, as_json) -> None:
 @projects.command("merge")
 @click.argument("into")
 @click.argument("other")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask before joining (needed without a terminal, or with --json).")
 @repo_option
 @json_option
-def projects_merge(into, other, repo_path, as_json) -> None:
+def projects_merge(into, other, yes, repo_path, as_json) -> None:
     """Join project OTHER into project INTO: its notes and history, its identity (remotes, paths) in
-    INTO's PROJECT.md; OTHER's branch is deleted and its future sessions go to INTO.
+    INTO's PROJECT.md; OTHER's branch is deleted and its future sessions go to INTO. Asks first.
 
-    Example: memgit projects merge pinion pinion-2
+    Example: memgit projects merge pinion pinion-2 --yes
     """
     from dataclasses import asdict
 
     from memgit.verbs import projects as verb
 
-    done = verb.merge(load_config(repo_path), into, other)
+    cfg = load_config(repo_path)
+    a, b = verb.names(cfg, into, other)
+    confirm(f"Join {b} into {a} (branch {b} is deleted)?", yes=yes, as_json=as_json, doing=f"joining {b} into {a}")
+    done = verb.merge(cfg, into, other)
     text = (f"joined {done.merged} into {done.into} ({done.head[:12]}); identity: "
             f"{', '.join(done.remotes + done.paths)}")
     emit(as_json, {"ok": True, **asdict(done)}, text)

@@ -15,7 +15,7 @@ from memgit.errors import LLMError
 @click.option("--project", help="Only sessions of this project (branch slug, name or ~/.claude/projects folder).")
 @click.option("--session", help="Only this session (id or prefix), whatever its age.")
 @click.option("--all", "all_", is_flag=True, help="Ignore the idle time and the age window.")
-@click.option("--dry-run", is_flag=True, help="Say what would be read; commit nothing.")
+@click.option("--dry-run", is_flag=True, help="Say what would be read; write nothing anywhere.")
 @click.option("--max-sessions", type=click.IntRange(min=1), help="Read at most N sessions.")
 @click.option("--redo", metavar="SESSION", help="Read this session again from its start.")
 @click.option("--retry-failed", is_flag=True, help="Read again the sessions whose last attempt failed.")
@@ -68,7 +68,10 @@ def _sync_text(result) -> str:
         lines.append(f"unreadable {agent} folder {name}: {reason}")
     s = result.summary()
     if result.dry_run:
-        lines.append(f"{len(result.results)} session(s) would be read (dry run; nothing committed)")
+        if result.new_repo:
+            lines.append(f"no memory repository yet: a real sync creates it at {result.repo}")
+        lines += _left_out_text(result)
+        lines.append(f"{len(result.results)} session(s) would be read (dry run; nothing written)")
         if s.get("tokens"):
             lines.append(f"{result.extractor} would be sent ~{s['tokens']:,} tokens{_usd(s['cost'])} "
                          "(estimate; output tokens guessed)")
@@ -82,12 +85,21 @@ def _sync_text(result) -> str:
         lines += [f"joined {j['joined']} into {j['into']}: one repository ({j['remote']})" for j in s.get("joined", [])]
         lines += [f"your edit: {k}" for k in result.kept]
         lines += [f"warning: {w}" for w in result.warnings]
-        if result.too_old:
-            lines.append(f"{result.too_old} session(s) are older than {result.max_age_days:g} days (max_age_days); "
-                         "`memgit sync --all` reads them")
+        lines += _left_out_text(result)
         lines.append(f"read {s['read']}, extracted {s['extracted']}, skipped {s['skipped']}, "
                      f"failed {s['failed']}, commits {s['commits']}  ({s['repo']})")
     return "\n".join(lines)
+
+
+def _left_out_text(result) -> list[str]:
+    lines = []
+    if result.too_old:
+        lines.append(f"{result.too_old} session(s) are older than {result.max_age_days:g} days (max_age_days); "
+                     "`memgit sync --all` reads them")
+    if result.looked_in:
+        lines.append("no agent history found; looked in:")
+        lines += [f"  {x['agent']}: {x['folder']} (set by {x['setting']})" for x in result.looked_in]
+    return lines
 
 
 @cli.command()

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from memgit import llm, prompts
-from memgit.core import redact, tokens
+from memgit.core import tokens
 from memgit.config import Config
 from memgit.core.model import Consolidation, Note
 from memgit.core.vocab import MAIN
@@ -116,8 +116,7 @@ def _is_init(current: Consolidation | None) -> bool:
 
 
 def _messages(prompt: prompts.Prompt, user: str, cfg: Config) -> list[dict]:
-    return [{"role": "system", "content": redact.redact(prompt.text, cfg.extra_redact_patterns)},
-            {"role": "user", "content": redact.redact(user, cfg.extra_redact_patterns)}]
+    return [{"role": "system", "content": prompt.text}, {"role": "user", "content": user}]  # redacted when sent
 
 
 def project_messages(prompt: prompts.Prompt, *, scope: str, notes: Sequence[tuple[str, Note]],
@@ -253,7 +252,8 @@ def _reader(*, allowed: set[str], pinned: Sequence[tuple[str, str]], cfg: Config
 def _run(messages: list[dict], parse, cfg: Config) -> Consolidation:
     usage = llm.Usage()
     c = llm.structured(cfg.consolidate_model, messages, parse, schema=SCHEMA, api_base=cfg.api_base,
-                       timeout=cfg.timeout, max_tokens=MAX_OUTPUT_TOKENS, usage=usage)
+                       timeout=cfg.timeout, max_tokens=MAX_OUTPUT_TOKENS, usage=usage,
+                       extra_patterns=cfg.extra_redact_patterns)
     c.tokens, c.cost = usage.tokens, usage.cost
     return c
 

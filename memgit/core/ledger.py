@@ -21,7 +21,9 @@ class CommitInfo(NamedTuple):  # a tuple: the ledger reads 10k of them cold
 
 LEDGER_KINDS = ("extract", "skip", "fail")
 _LEDGER_SUBJECTS = tuple(f"{kind}(" for kind in LEDGER_KINDS)
-CACHE_VERSION = 3  # entries stored as lists in field order, pickled
+CACHE_VERSION = 4  # entries stored as lists in field order, pickled
+CUT_TRAILER = "Memgit-Cut"  # bytes at the end of the range that were no complete record (a cut transcript)
+CUT_KEY = "cut_tail"  # the same, in a session note's front matter
 _SUBJECT = re.compile(r"(?P<kind>[a-z]+)\((?P<scope>[^)\n]*)\): (?P<what>[^\n]*)(?:\n|$)")
 _TRAILER = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*): (.*)$", re.M)
 _GIT_REVERT = re.compile(r"This reverts commit (?P<sha>[0-9a-f]{40})")
@@ -93,6 +95,7 @@ class Entry(NamedTuple):
     reason: str = ""
     note: str = ""  # path of the note written (extract)
     time: int = 0
+    cut: int = 0  # bytes at the end of the range passed over: the transcript ended in a cut record
 
 
 def entry_from_commit(info: CommitInfo, branch: str) -> Entry | None:
@@ -109,9 +112,16 @@ def _entry(info: CommitInfo, branch: str, kind: str, trailers: dict[str, str]) -
     start, sep, end = trailers.get("Memgit-Range", "").strip().partition("-")
     if not session or not sep or not start.isdigit() or not end.isdigit() or not start.isascii() or not end.isascii():
         return None
+    cut = trailers.get(CUT_TRAILER, "").strip()
     return Entry(info.sha, branch, kind, session, trailers.get("Memgit-Source", "").strip(), int(start), int(end),
                  trailers.get("Memgit-Outcome", "").strip(), trailers.get("Memgit-Reason", "").strip(),
-                 trailers.get("Memgit-Note", "").strip(), info.time)
+                 trailers.get("Memgit-Note", "").strip(), info.time,
+                 int(cut) if cut.isdigit() and cut.isascii() else 0)
+
+
+def cut_text(size: int) -> str:
+    """What a cut tail means, for a person: a note's front matter, `status`."""
+    return f"the transcript ends in {size} byte(s) that are no complete record (cut off); read up to them"
 
 
 def reverted_target(info: CommitInfo) -> str | None:

@@ -118,6 +118,7 @@ class Transcript:
     subagents: int = 0  # subagent files folded in
     injected: int = 0  # memgit's own injected context found and skipped
     skipped: int = 0  # records of a type or subtype the reader does not know, ignored
+    cut: int = 0  # bytes at the end of a file no longer written that are no complete record: passed over
 
     @property
     def ledger_id(self) -> str:

@@ -253,7 +253,7 @@ def redact_transcript(t: Transcript, extra: Sequence[str], *, allow: Sequence[st
         )
         for turn in t.turns
     ]
-    return replace(t, turns=turns, cwd=clean(t.cwd), title=clean(t.title))
+    return replace(t, turns=turns, cwd=clean(t.cwd), title=clean(t.title), git_branch=clean(t.git_branch))
 
 
 def redact_note(note: Note, extra: Sequence[str], *, allow: Sequence[str] = ()) -> Note:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from memgit import llm, prompts
-from memgit.core import notes, redact, tokens
+from memgit.core import notes, tokens
 from memgit.config import Config
 from memgit.extract.heuristic import filters, shell
 from memgit.extract.tools import kind as tool_kind
@@ -187,9 +187,9 @@ def fit(blocks: list[str], budget: int, count: Callable[[str], int] = tokens.cou
     return "\n\n".join([*blocks[:i], marker, *blocks[j:]]), omitted
 
 
-def build_messages(prompt: prompts.Prompt, transcript: Transcript, *, project: str, budget: int,
-                   extra_patterns: tuple[str, ...] = ()) -> list[dict]:
-    """The chat messages for one session, redacted as a whole, the transcript within `budget` tokens."""
+def build_messages(prompt: prompts.Prompt, transcript: Transcript, *, project: str, budget: int) -> list[dict]:
+    """The chat messages for one session, the transcript within `budget` tokens (llm.complete redacts
+    them as a whole when they are sent)."""
     head = header(transcript, project)
     framing = (
         "Below is one coding-agent session, as evidence. Everything between <transcript> and </transcript> "
@@ -199,8 +199,7 @@ def build_messages(prompt: prompts.Prompt, transcript: Transcript, *, project: s
     body, _ = fit(render_blocks(transcript), max(room, 1_000))
     user = (f"{framing}<session>\n{head}\n</session>\n\n<transcript>\n{body}\n</transcript>\n\n"
             "Write the note as the JSON object the instructions describe, or keep=false.")
-    return [{"role": "system", "content": redact.redact(prompt.text, extra_patterns)},
-            {"role": "user", "content": redact.redact(user, extra_patterns)}]
+    return [{"role": "system", "content": prompt.text}, {"role": "user", "content": user}]  # redacted when sent
 
 
 # ---- the reply: pure -----------------------------------------------------------------------
@@ -348,8 +347,7 @@ class LLMExtractor:
         self.prompt_hash = self.prompt.label
 
     def messages(self, transcript: Transcript, project: str) -> list[dict]:
-        return build_messages(self.prompt, transcript, project=project, budget=self.cfg.max_input_tokens,
-                              extra_patterns=self.cfg.extra_redact_patterns)
+        return build_messages(self.prompt, transcript, project=project, budget=self.cfg.max_input_tokens)
 
     def __call__(self, transcript: Transcript, *, project: str) -> Extraction:
         """Distil one (redacted) transcript into a note, or a skip.
@@ -361,7 +359,8 @@ class LLMExtractor:
         usage = llm.Usage()
         draft = llm.structured(self.name, self.messages(transcript, project), parse_reply, schema=SCHEMA,
                                api_base=self.cfg.api_base, timeout=self.cfg.timeout,
-                               max_tokens=MAX_OUTPUT_TOKENS, usage=usage)
+                               max_tokens=MAX_OUTPUT_TOKENS, usage=usage,
+                               extra_patterns=self.cfg.extra_redact_patterns)
         spent = {"tokens": usage.tokens, "cost": usage.cost, "prompt": self.prompt_hash}
         if draft.skip:
             return Extraction(None, draft.skip, **spent)

@@ -83,7 +83,7 @@ def build(repo_path: str | None = None) -> MCPServer:
 
         return render_show(open_(cfg(), what.strip()))
 
-    @server.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True,
                                              openWorldHint=False))
     @_reported
     def remember(text: str, type: str | None = None, scope: Literal["project", "global"] = "project",

@@ -1,4 +1,4 @@
-"""Read the JSON records of a JSONL file from a byte offset, complete lines only."""
+"""Read the JSON records of a JSONL file from a byte offset, complete lines only, huge lines skipped."""
 
 from __future__ import annotations
 
@@ -11,6 +11,11 @@ _decoder = json.JSONDecoder()
 _WHITESPACE = " \t\r\n"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json pairs the valid ones: any left is alone
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # one escaped; one encoded raw starts with 0xED
+# Bytes; a longer line is consumed unread and counted as bad. Decoded, a line costs several times its
+# size (a 50 MB tool output of non-ASCII log text took ~400 MB), and no one line of a session is
+# worth that: reading stays within ~200 MB whatever the file holds.
+MAX_LINE = 8 << 20
+CHUNK = 1 << 20  # bytes read at a time past an oversize line
 
 
 def scrub(value: Any) -> Any:
@@ -51,26 +56,49 @@ def split_objects(line: bytes) -> tuple[list[Any], bool]:
         values.append(value)
 
 
+def rest_of_line(f: BinaryIO, read: int) -> int | None:
+    """Consume the rest of an oversize line; its whole size, or None when the stream ends first."""
+    while True:
+        more = f.readline(CHUNK)
+        if not more:
+            return None
+        read += len(more)
+        if more[-1:] == b"\n":
+            return read
+
+
 class JsonlRange:
     """The records of `f` from byte `start` to the last complete line.
 
     Iterate once; afterwards `end` is the offset after the last consumed byte and `bad_lines`
-    counts the complete lines that were not (entirely) JSON. A last line without a newline is
-    consumed only when it parses completely: otherwise it may still be being written.
+    counts the complete lines that were not (entirely) JSON, `oversize` the ones longer than
+    `max_line`, consumed unread. A last line without a newline is consumed only when it parses
+    completely: otherwise it may still be being written.
     """
 
-    def __init__(self, f: BinaryIO, start: int = 0):
+    def __init__(self, f: BinaryIO, start: int = 0, *, max_line: int = MAX_LINE):
         self._f = f
         self.start = start
         self.end = start
         self.bad_lines = 0
+        self.oversize = 0
+        self._max = max_line
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        f = self._f
+        f, limit = self._f, self._max
         f.seek(self.start)
         pos = self.start
         loads = json.loads
-        for line in f:
+        while line := f.readline(limit + 1):
+            if len(line) > limit and line[-1:] != b"\n":  # never held whole: consumed in chunks, unread
+                size = rest_of_line(f, len(line))
+                if size is None:  # the oversize tail of a file still being written
+                    return
+                pos += size
+                self.end = pos
+                self.bad_lines += 1
+                self.oversize += 1
+                continue
             if line[-1:] != b"\n":  # the unterminated tail of the file
                 values, complete = split_objects(line)
                 if complete:

@@ -13,10 +13,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from memgit.sources.files import CorruptStream
-from memgit.sources.jsonl import split_objects
-
-MAX_LINE = 32 << 20  # bytes; a longer line is skipped and counted as bad
-_CHUNK = 1 << 20
+from memgit.sources.jsonl import CHUNK, MAX_LINE, rest_of_line, split_objects
 
 
 class RecordRange:
@@ -62,7 +59,7 @@ class RecordRange:
             if not line:
                 return
             if len(line) > limit and line[-1:] != b"\n":
-                size = _rest_of_line(f, len(line))
+                size = rest_of_line(f, len(line))
                 if size is None:  # the oversize tail of a file still being written
                     return
                 pos += size
@@ -106,19 +103,8 @@ def _skip(f: BinaryIO, start: int) -> bool:
         return True
     left = start
     while left > 0:
-        chunk = f.read(min(left, _CHUNK))
+        chunk = f.read(min(left, CHUNK))
         if not chunk:
             return False
         left -= len(chunk)
     return True
-
-
-def _rest_of_line(f: BinaryIO, read: int) -> int | None:
-    """Consume the rest of an oversize line; its whole size, or None when the stream ends first."""
-    while True:
-        more = f.readline(_CHUNK)
-        if not more:
-            return None
-        read += len(more)
-        if more[-1:] == b"\n":
-            return read

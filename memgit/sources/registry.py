@@ -33,6 +33,14 @@ PACKAGES = {  # agent -> (package, the memgit.config.Config field holding its ro
 }
 
 
+# Where a person moves an agent's home for memgit: the config key, and the agent's own variable.
+SETTINGS = {
+    "claude-code": "[sources] claude_code in the config file, or CLAUDE_CONFIG_DIR",
+    "codex": "[sources] codex in the config file, or CODEX_HOME",
+    "gemini-cli": "[sources] gemini in the config file, or GEMINI_CLI_HOME",
+}
+
+
 def package(agent: str) -> ModuleType:
     """The source package of `agent` (imported on first use: a sync that reads one agent loads one)."""
     return importlib.import_module(PACKAGES[agent][0])
@@ -45,6 +53,11 @@ def root(agent: str, cfg) -> Path:
 def agents(cfg) -> tuple[str, ...]:
     """The agents this configuration reads, in registry order."""
     return tuple(a for a in PACKAGES if a in cfg.agents)
+
+
+def looked_in(cfg) -> list[dict]:
+    """Each enabled agent's home and the setting that moves it: what to say when none holds a session."""
+    return [{"agent": a, "folder": str(root(a, cfg)), "setting": SETTINGS[a]} for a in agents(cfg)]
 
 
 def scan(cfg) -> Listing:

@@ -19,6 +19,7 @@ from memgit.store import scan as scan_mod
 from memgit.store.objects import stored_objects
 
 MAX_LISTED = 5
+REUSE_DELTAS_FROM = 1_000  # objects sent: below it, a push does not look for deltas in the packs
 
 
 def refuse_secrets(found: Sequence[scan_mod.Found], doing: str, what_to_do: str) -> None:
@@ -55,7 +56,7 @@ class Outgoing:
 
     def _checked(self, have: frozenset, want: frozenset) -> tuple[list, set]:
         if (have, want) not in self.planned:
-            finder = MissingObjectFinder(self.store, haves=have, wants=want)
+            finder = MissingObjectFinder(_HeadsOnly(self.store), haves=have, wants=want)
             ids = list(finder)
             found = scan_mod.scan_objects(stored_objects(self.store, [sha for sha, _ in ids]), self.extra_patterns)
             refuse_secrets(found, "push: what would be sent holds",
@@ -67,5 +68,48 @@ class Outgoing:
         if shallow:
             raise RemoteError("the remote is shallow; memgit pushes only to a full repository")
         ids, remote_has = self._checked(frozenset(have), frozenset(want))
+        # Looking for deltas to reuse reads every object of every pack (at 10,000 notes, most of a push
+        # after one session); it pays only when much of the history is sent.
+        reuse = len(ids) > REUSE_DELTAS_FROM
         return len(ids), generate_unpacked_objects(self.store, ids, progress=progress, ofs_delta=ofs_delta,
-                                                    other_haves=remote_has)
+                                                    other_haves=remote_has, reuse_deltas=reuse)
+
+
+class _HeadsOnly:
+    """The object store, as MissingObjectFinder sees it, with the remote's heads as the only commits
+    it is known to hold.
+
+    dulwich first collects every ancestor of the remote's heads (at 10,000 commits, most of a
+    push's time) and then walks back from what is sent until it meets one of them. The remote is a
+    full repository, so everything behind one of its heads is there: walking back from what is
+    sent until a head is met finds the same commits when the push is a fast-forward (memgit's are:
+    update_refs refuses any other), costing only what the push adds. A walk that meets no head (a
+    branch new to the remote) goes on to the root and sends commits the remote may already have:
+    more bytes, never a missing object.
+    """
+
+    def __init__(self, store):
+        self._store = store
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+    def __getitem__(self, sha):
+        return self._store[sha]
+
+    def __contains__(self, sha) -> bool:
+        return sha in self._store
+
+    def get_reachability_provider(self):
+        return _HeadsReach(self._store.get_reachability_provider())
+
+
+class _HeadsReach:
+    def __init__(self, provider):
+        self._provider = provider
+
+    def __getattr__(self, name):
+        return getattr(self._provider, name)
+
+    def get_reachable_commits(self, heads, exclude=None, shallow=None):
+        return set(heads)

@@ -55,8 +55,9 @@ _READ: dict[str, tuple[tuple[int, int, int], dict]] = {}  # cache file -> (its s
 
 
 
-def load(repo: MemoryRepo, state_dir: Path) -> ledger.Ledger:
-    """Read the ledger of every branch, reusing the cache for heads that did not move."""
+def load(repo: MemoryRepo, state_dir: Path, *, save: bool = True) -> ledger.Ledger:
+    """Read the ledger of every branch, reusing the cache for heads that did not move (and, with
+    `save`, writing it back: a dry run writes nothing)."""
     cache = _read_cache(state_dir)
     cached = cache.get("branches", {})
     fresh: dict[str, dict] = {}
@@ -74,7 +75,7 @@ def load(repo: MemoryRepo, state_dir: Path) -> ledger.Ledger:
         else:  # new branch, or history rewritten: read it all again
             entries, reverts = ledger.scan(repo.history(head), branch)
             fresh[branch] = {"head": head, "entries": entries, "reverts": reverts}
-    if changed or set(fresh) != set(cached):
+    if save and (changed or set(fresh) != set(cached)):
         _write_cache(state_dir, {"version": CACHE_VERSION, "branches": fresh})
     # A sync reads the ledger again after its commits: the same entries give the same Ledger, and
     # entries added since the last load extend it (10k entries cost a tenth of a second to build).

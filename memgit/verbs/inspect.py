@@ -13,7 +13,7 @@ from memgit.core import vocab
 from memgit.core.names import safe_name, safe_text
 from memgit.core.selector import matching, pick
 from memgit.errors import AmbiguousSelector, MemgitError, NoMatch, NotARepo
-from memgit.core.ledger import parse_subject, parse_trailers
+from memgit.core.ledger import cut_text, parse_subject, parse_trailers
 from memgit.sources import registry
 from memgit.store.lengths import Lengths
 from memgit.verbs.selection import SyncOptions, eligible, select
@@ -95,6 +95,8 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
         "projects": [_row(r) for r in rows],
         "totals": {k: sum(getattr(r, k) for r in rows) for k in ("on_disk", "processed", "pending", "waiting", "failed")},
         "failed_sessions": [_failure(key, entry) for key, entry in sorted(failed.items())],
+        "cut_sessions": [{**_failure(key, entry), "cut": entry.cut, "reason": cut_text(entry.cut)}
+                         for key, entry in sorted((k, led.last(k)) for k in led.by_session) if entry and entry.cut],
         "unreadable_folders": [{"agent": n.partition(":")[0], "project_dir": safe_name(n.partition(":")[2]),
                                 "reason": safe_text(why)} for n, why in sorted(listing.unreadable.items())],
         "double_injection": double_injection(cfg),  # memory told twice: Claude Code's MEMORY.md and memgit's hook

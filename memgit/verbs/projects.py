@@ -60,6 +60,21 @@ def merge(cfg: Config, into: str, other: str) -> ProjectsMerged:
                               [c.scope for c in done])
 
 
+def names(cfg: Config, into: str, other: str) -> tuple[str, str]:
+    """The two project branches `merge` would join, read without writing (to ask before it does).
+
+    Raises:
+        NotARepo, NoMatch, AmbiguousSelector, MemgitError: as `merge` raises them.
+    """
+    from memgit.verbs.inspect import open_repo
+
+    with open_repo(cfg) as repo:
+        a, b = find(repo, into), find(repo, other)
+    if a == b:
+        raise MemgitError(f"{into!r} and {other!r} are the same project ({a})")
+    return a, b
+
+
 def join(repo, a: str, b: str) -> tuple[str, scopes.Project]:
     """Join project branch `b` into `a` in an open repository (the caller holds the sync lock) and
     delete `b`; return a's head and its PROJECT.md now. Derived files are left to the next consolidation.

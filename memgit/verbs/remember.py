@@ -30,6 +30,7 @@ class Written:
     scope: str
     path: str
     subject: str
+    already: bool = False  # nothing committed: the scope already holds this (remember's `path`)
     kept: str = ""  # how a hand edit of a file memgit regenerates is kept (memgit.core.hand)
 
 
@@ -110,6 +111,8 @@ def remember(cfg: Config, text: str, *, type_: str | None = None, project: str |
              global_: bool = False, cwd: str | None = None, now: float | None = None) -> Written:
     """Pin `text` as a note of the scope: one `remember(<scope>)` commit, the context cache refreshed.
 
+    A note of the scope holding the same text already is the answer (`already`; nothing committed).
+
     The text is redacted before anything is built from it (the note, its file name, the message),
     and the commit passes the store's gate like every write.
 
@@ -126,6 +129,8 @@ def remember(cfg: Config, text: str, *, type_: str | None = None, project: str |
     day = datetime.fromtimestamp(time.time() if now is None else now, timezone.utc).strftime("%Y-%m-%d")
     with writable(cfg) as repo:
         branch = scope_branch(repo, cfg, project=project, global_=global_, cwd=cwd)
+        if found := _remembered(repo, branch, clean):  # the same words twice are one memory, told once
+            return Written("", branch, scope_label(branch), found, f"already remembered in {branch}:{found}", True)
         path = _free_path(repo, branch, f"{NOTES_DIR}/{day}-{vocab.slugify(clean, 50, max_words=6)}")
         meta = f"---\nadded: '{day}'\n" + (f"type: {type_}\n" if type_ else "") + "---\n"
         scope = scope_label(branch)
@@ -133,6 +138,22 @@ def remember(cfg: Config, text: str, *, type_: str | None = None, project: str |
             ("Memgit-Remember", path), ("Memgit-Type", type_)])
         sha = repo.commit(branch, {path: (meta + clean + "\n").encode()}, message)
         return Written(sha, branch, scope, path, message.split("\n", 1)[0])
+
+
+def _remembered(repo, branch: str, text: str) -> str | None:
+    """The pinned note of the scope that holds `text` alone (whitespace aside), or None."""
+    from memgit.core.notes import split_front_matter
+
+    words = text.split()
+    for path in repo.list(branch, NOTES_DIR):
+        raw = repo.read(branch, path)
+        try:
+            body = split_front_matter((raw or b"").decode("utf-8", "replace"))[1]
+        except ValueError:  # front matter a person broke: compare the whole file
+            body = (raw or b"").decode("utf-8", "replace")
+        if body.split() == words:
+            return path
+    return None
 
 
 def _free_path(repo, branch: str, stem: str) -> str:
@@ -199,7 +220,7 @@ def commit_edit(cfg: Config, branch: str, path: str, head: str | None, text: str
         except (SecretFound, ConflictError) as e:  # the person's words are kept to fix and commit again
             draft = _keep_draft(cfg, text)
             raise type(e)(f"{e.message}\nyour text is kept in {draft} (copy it in with `memgit edit`)") from e
-        return Written(sha, branch, scope, path, message.split("\n", 1)[0], kept.describe(path) if kept else "")
+        return Written(sha, branch, scope, path, message.split("\n", 1)[0], kept=kept.describe(path) if kept else "")
 
 
 def _kept(repo, head: str | None, path: str, old: bytes | None, text: str,

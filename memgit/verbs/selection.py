@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatch
 
 from memgit.config import Config
 from memgit.core.ledger import Ledger
+from memgit.core.model import Transcript
 from memgit.core.selector import pick
+from memgit.errors import TranscriptError
 from memgit.sources.files import SessionFile
 
 
@@ -40,6 +42,26 @@ def eligible(file: SessionFile, *, now: float, min_idle_minutes: float, max_age_
     if age < min_idle_minutes * 60:
         return False
     return max_age_days <= 0 or age <= max_age_days * 86400
+
+
+def readable_end(work: Work, t: Transcript, *, now: float, min_idle_minutes: float) -> Transcript:
+    """A transcript read as far as it can ever be read.
+
+    A file idle past min_idle_minutes is written no more: bytes after its last complete record (a
+    line cut by a crash or a full disk) will never complete, so the range takes them in and `cut`
+    says how many were passed over; otherwise the session would stay pending forever. A file that
+    holds no record at all from its start is not a transcript.
+
+    Raises:
+        TranscriptError: not a transcript (recorded as a `fail`, with this reason).
+    """
+    file = work.file
+    if work.start == 0 and t.records == 0 and t.bad_lines:
+        raise TranscriptError(f"not a transcript ({t.bad_lines} line(s), none a {file.agent} record)")
+    idle = now - file.mtime >= min_idle_minutes * 60
+    if idle and not (file.whole or file.compressed) and t.end < file.size:
+        t = replace(t, end=file.size, cut=file.size - t.end)
+    return t
 
 
 def too_old(files: list[SessionFile], ledger: Ledger, cfg: Config, *, now: float) -> int:

@@ -107,11 +107,13 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
     from memgit.store import bootstrap
 
     now = time.time() if now is None else now
+    if opts.dry_run:
+        return _plan(cfg, opts, now=now)
     ensure_repo(cfg)
     with sync_lock(cfg.state_dir, wait=opts.wait, on_wait=on_wait):
         _log_to_state_dir(cfg.state_dir)
         with MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
-            upgraded = 0 if opts.dry_run else len(bootstrap.upgrade(repo))  # a repo older than its skeleton
+            upgraded = len(bootstrap.upgrade(repo))  # a repo older than its skeleton
             led = ledger_cache.load(repo, cfg.state_dir)
             listing = registry.scan(cfg)
             lengths = Lengths(cfg.state_dir, registry.length)
@@ -120,12 +122,10 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             if opts.project:  # resolved even when nothing is new: a name that means nothing is an error
                 wanted = SyncRun(repo, cfg, led, None, "").project_filter(listing.files, opts.project)
                 work = [w for w in work if wanted(w.file)]
-            if not work and not opts.dry_run:  # the common case after every session: keep it light
+            if not work:  # the common case after every session: keep it light
                 result = SyncResult(str(cfg.repo_path), extractor=_extractor_name(cfg), unreadable=_named(listing.unreadable),
                                     commits=upgraded)
-                if not (opts.all or opts.session or opts.redo or opts.retry_failed or opts.project):
-                    result.too_old = too_old(listing.files, led, cfg, now=now)  # why it read 0: say so
-                    result.max_age_days = cfg.max_age_days
+                _left_out(result, listing.files, led, cfg, opts, now=now)
                 _import_memory(repo, cfg, led, result)
                 if not _settled(repo, cfg):  # something moved since the last consolidation (a crash, a revert)
                     _after_commits(repo, cfg, result)
@@ -134,16 +134,9 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             heuristic_run = cfg.extract_model == "heuristic"
             extract, name = _extractor(cfg)
             state = SyncRun(repo, cfg, led, extract, name)
-            result = SyncResult(str(cfg.repo_path), dry_run=opts.dry_run, extractor=name, unreadable=_named(listing.unreadable),
+            result = SyncResult(str(cfg.repo_path), extractor=name, unreadable=_named(listing.unreadable),
                                 commits=upgraded)
-            if opts.dry_run:
-                for w in work:
-                    planned = SessionResult(w.file.key, "planned", safe_name(w.file.project_dir),
-                                            start=w.start, end=w.file.size, reason=w.why)
-                    if not heuristic_run:
-                        planned.tokens, planned.cost = _estimate(extract, w, cfg)
-                    result.results.append(planned)
-                return result
+            _left_out(result, listing.files, led, cfg, opts, now=now)
             if work:
                 if repo.record_edits():
                     result.commits += 1
@@ -170,6 +163,48 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
                 raise LLMError(f"{state.stop} (the session that met it is recorded as failed: once fixed, run "
                                f"memgit sync --retry-failed{f'; {left} more left pending' if left else ''})")
             return result
+
+
+def _plan(cfg: Config, opts: SyncOptions, *, now: float) -> SyncResult:
+    """What a sync would read and say, writing nothing anywhere: no repository is created, no cache,
+    lock or log written (the ledger is read from history when its cache is stale)."""
+    from memgit.core.ledger import Ledger
+    from memgit.store import bootstrap
+    from memgit.store.repo import MemoryRepo
+
+    exists = bootstrap.has_main(cfg.repo_path)
+    repo = MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) if exists else None
+    try:
+        led = ledger_cache.load(repo, cfg.state_dir, save=False) if repo is not None else Ledger()
+        listing = registry.scan(cfg)
+        work = select(listing.files, led, cfg, opts, now=now, length=Lengths(cfg.state_dir, registry.length))
+        if opts.project:  # a name that means nothing is an error here too
+            wanted = SyncRun(repo, cfg, led, None, "").project_filter(listing.files, opts.project)
+            work = [w for w in work if wanted(w.file)]
+    finally:
+        if repo is not None:
+            repo.close()
+    extract, name = _extractor(cfg)
+    result = SyncResult(str(cfg.repo_path), dry_run=True, extractor=name, unreadable=_named(listing.unreadable),
+                        new_repo=not exists)
+    for w in work:
+        planned = SessionResult(w.file.key, "planned", safe_name(w.file.project_dir), start=w.start, end=w.file.size,
+                                reason=w.why)
+        if cfg.extract_model != "heuristic":
+            planned.tokens, planned.cost = _estimate(extract, w, cfg)
+        result.results.append(planned)
+    _left_out(result, listing.files, led, cfg, opts, now=now)
+    return result
+
+
+def _left_out(result: SyncResult, files: list, led, cfg: Config, opts: SyncOptions, *, now: float) -> None:
+    """What a person should know of the sessions a run leaves out: those past the age window (a
+    plain run), or, when no agent's folder holds a session at all, where memgit looked."""
+    if not (opts.all or opts.session or opts.redo or opts.retry_failed or opts.project):
+        result.too_old = too_old(files, led, cfg, now=now)
+        result.max_age_days = cfg.max_age_days
+    if not files:
+        result.looked_in = registry.looked_in(cfg)
 
 
 def _named(unreadable: dict[str, str]) -> dict[str, str]:

@@ -60,7 +60,7 @@ class Places:
 
     def __init__(self, repo, clean, redact):
         self.repo, self.clean, self.redact = repo, clean, redact
-        self.projects: list[scopes.Project] = load_projects(repo)
+        self.projects: list[scopes.Project] = load_projects(repo) if repo is not None else []  # None: no repo yet
         self.commits = 0
         self._checkouts: dict[str, about.Description | None] = {}  # path -> what its files say (read once a run)
 

@@ -43,6 +43,8 @@ class SyncResult:
     too_old: int = 0  # transcripts not read only because they are older than max_age_days
     max_age_days: float = 0.0  # the window they are outside of (for the message)
     joined: list[dict] = field(default_factory=list)  # {into, joined, remote}: one repository's projects joined
+    looked_in: list[dict] = field(default_factory=list)  # no agent history found: {agent, folder, setting} of each
+    new_repo: bool = False  # a dry run with no repository yet: a real run creates it
 
     def model_failure(self) -> str:
         """Why the run failed when every session it tried failed because of the model; "" otherwise.
@@ -79,6 +81,8 @@ class SyncResult:
             **({"kept_edits": self.kept} if self.kept else {}),
             **({"too_old": self.too_old} if self.too_old else {}),
             **({"joined": self.joined} if self.joined else {}),
+            **({"looked_in": self.looked_in} if self.looked_in else {}),
+            **({"new_repo": True} if self.new_repo else {}),
             "imported": [{"source": r.source, "branch": r.branch, "sha": r.sha} for r in self.imported if r.sha],
         }
 

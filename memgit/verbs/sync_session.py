@@ -6,6 +6,7 @@ import errno
 import logging
 import os
 import threading
+import time
 import traceback
 from collections import deque
 from dataclasses import dataclass, replace
@@ -23,7 +24,7 @@ from memgit.core.ledger import Ledger, format_message
 from memgit.core.model import Extraction, Transcript
 from memgit.core.redact import redact_note, redact_transcript
 from memgit.verbs.sync_result import SessionResult
-from memgit.verbs.selection import Work
+from memgit.verbs.selection import Work, readable_end
 from memgit.verbs.sync_place import Places
 from memgit.sources import registry
 from memgit.sources.files import SessionFile, sha256_range
@@ -174,6 +175,7 @@ class SyncRun:
             return prep
         try:
             t = registry.read(work.file, start=work.start, session_id=ledger_id(work.file), clean=self.redact)
+            t = readable_end(work, t, now=time.time(), min_idle_minutes=self.cfg.min_idle_minutes)
             prep.end = t.end
             if t.end <= work.start and self.ledger.processed_end(key) >= 0 and work.why != "redo":
                 prep.done = SessionResult(key, "none", start=work.start, end=t.end, reason="nothing new")
@@ -231,6 +233,7 @@ class SyncRun:
         if extraction.note is None:
             extra = ([("Memgit-Extractor", self.extractor_name)] if not extraction.prompt else
                      _usage_trailers(self.extractor_name, extraction.prompt, extraction.tokens, extraction.cost))
+            extra += _cut_trailer(prep.transcript)
             result = self.record(prep.work, "skip", prep.branch, prep.scope, prep.end,
                                  extraction.reason or "nothing worth keeping", extra)
         else:
@@ -265,7 +268,8 @@ class SyncRun:
                       "".join(traceback.format_exception(type(error), error, error.__traceback__)))
             reason = f"internal error: {type(error).__name__}: {error}"
         reason = self.clean(ledger_mod.one_line(reason, 200))
-        result = self.record(prep.work, "fail", prep.branch, prep.scope, prep.end, reason, extra)
+        result = self.record(prep.work, "fail", prep.branch, prep.scope, prep.end, reason,
+                             extra + _cut_trailer(prep.transcript))
         usage = getattr(error, "usage", None)
         if usage is not None:
             result.tokens, result.cost = usage.tokens, usage.cost
@@ -336,6 +340,8 @@ class SyncRun:
         note = redact_note(extraction.note, self.cfg.extra_redact_patterns)
         if note.cwd:  # the extractor saw the full path (to tell the project's files); the note keeps it from ~
             note = replace(note, cwd=scopes.portable_path(note.cwd))
+        if t.cut:  # the reader of the note learns the session's end was lost
+            note = replace(note, extra={**note.extra, ledger_mod.CUT_KEY: ledger_mod.cut_text(t.cut)})
         previous = self.ledger.note_of(note.session) if work.why != "redo" else None
         path = notes.note_path(note, _utc_date(work.file.mtime))
         if previous and previous.branch == branch:
@@ -350,7 +356,7 @@ class SyncRun:
                  if extraction.prompt else [("Memgit-Extractor", note.extractor), ("Memgit-Tokens", extraction.tokens)])
         message = format_message(
             "extract", scope, note.title, body=note.summary,
-            trailers=self.trailers(work, t.end, note.outcome, usage) + [("Memgit-Note", path)],
+            trailers=self.trailers(work, t.end, note.outcome, usage + _cut_trailer(t)) + [("Memgit-Note", path)],
         )
         content = notes.render_note(note).encode("utf-8")
         try:
@@ -361,6 +367,10 @@ class SyncRun:
         self.commits += 1
         return SessionResult(note.session, "extract", scope, branch, work.start, t.end, note=path, sha=sha,
                              title=note.title)
+
+
+def _cut_trailer(t: Transcript | None) -> list:
+    return [(ledger_mod.CUT_TRAILER, t.cut)] if t is not None and t.cut else []
 
 
 def _unwritable(error: BaseException) -> bool:

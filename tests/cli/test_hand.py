@@ -59,6 +59,22 @@ def test_remember_pins_a_note_on_the_cwd_project_and_the_next_session_is_told(me
     fsck(memory_path)
 
 
+def test_remember_twice_is_one_note_and_says_it_is_already_remembered(memgit_cli, world, memory_path):
+    text = "The staging database is read-only on Mondays"
+    first = json.loads(memgit_cli("remember", text, "--project", "pinion", "--json").stdout)
+    commits = subjects(memory_path, "projects/pinion")
+    again = memgit_cli("remember", "  The staging database   is read-only on Mondays\n", "--project", "pinion")
+    assert again.exit_code == 0, again.stderr
+    assert again.stdout.strip() == f"already remembered in projects/pinion:{first['path']}; nothing committed"
+    assert subjects(memory_path, "projects/pinion") == commits  # no second commit
+    notes = git(memory_path, "ls-tree", "-r", "--name-only", "projects/pinion", "notes/").split()
+    assert notes == [first["path"]]
+    twice = json.loads(memgit_cli("remember", text, "--project", "pinion", "--json").stdout)
+    assert twice["already"] and twice["path"] == first["path"] and not twice["sha"]
+    elsewhere = json.loads(memgit_cli("remember", text, "--global", "--json").stdout)  # another scope: its own note
+    assert not elsewhere["already"] and elsewhere["branch"] == "main"
+
+
 def test_remember_refuses_bad_input(memgit_cli, world, memory_path):
     assert memgit_cli("remember", "  ").exit_code != 0
     bad = memgit_cli("remember", "x", "--type", "mood")
@@ -85,7 +101,7 @@ def test_forget_a_learning_then_git_revert_brings_it_back(memgit_cli, world, mem
     shown = memgit_cli("forget", EMOJI, input="n\n")
     assert shown.exit_code != 0 and "projects/pinion:sessions/" in shown.stdout and EMOJI in shown.stdout
     assert not subjects(memory_path, "projects/pinion")[0].startswith("forget(")  # asked, said no: nothing
-    done = json.loads(memgit_cli("forget", EMOJI, "--json").stdout)
+    done = json.loads(memgit_cli("forget", EMOJI, "--json", "--yes").stdout)
     assert done["how"] == "query" and [c["branch"] for c in done["commits"]] == ["projects/pinion"]
     sha = done["commits"][0]["sha"]
     assert git(memory_path, "log", "-1", "--format=%s", sha).startswith("forget(pinion): learnings matching")
@@ -111,7 +127,7 @@ def test_forget_a_note_by_name_and_a_session_by_id(memgit_cli, world, memory_pat
     assert "main:notes/2026-11-20-fridays.md" in out.stdout and "git revert" in out.stdout
     assert "fridays" not in git(memory_path, "ls-tree", "-r", "--name-only", "main")
     session = test_hooks.session_id("hook-world")
-    gone = json.loads(memgit_cli("forget", session[:8], "--json").stdout)
+    gone = json.loads(memgit_cli("forget", session[:8], "--json", "--yes").stdout)
     assert gone["how"] == "session" and gone["drops"][0]["path"].startswith("sessions/")
     assert "sessions/" not in git(memory_path, "ls-tree", "-r", "--name-only", "projects/pinion")
     nothing = memgit_cli("forget", "no such words anywhere", "--yes")

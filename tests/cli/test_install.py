@@ -73,10 +73,10 @@ def test_install_adds_memgit_once_keeps_everything_else_and_uninstall_restores(m
     backups = sorted(settings.parent.glob("settings.json.memgit-backup-*"))
     assert len(backups) == 1 and json.loads(backups[0].read_text()) == ORIGINAL  # written before the change
 
-    result = memgit_cli("uninstall", "--settings", str(settings))
+    result = memgit_cli("uninstall", "--yes", "--settings", str(settings))
     assert result.exit_code == 0 and "SessionStart: removed" in result.stdout
     assert json.loads(settings.read_text()) == ORIGINAL
-    again = memgit_cli("uninstall", "--settings", str(settings))
+    again = memgit_cli("uninstall", "--yes", "--settings", str(settings))
     assert "nothing changed" in again.stdout and json.loads(settings.read_text()) == ORIGINAL
 
 
@@ -92,7 +92,7 @@ def test_install_into_no_settings_file_and_back(memgit_cli, tmp_path):
     assert memgit_cli("install", "--settings", str(path)).exit_code == 0
     assert set(json.loads(path.read_text())) == {"hooks"}
     assert not list(path.parent.glob("*.memgit-backup-*"))  # nothing to back up
-    out = memgit_cli("uninstall", "--settings", str(path)).stdout
+    out = memgit_cli("uninstall", "--yes", "--settings", str(path)).stdout
     assert not path.exists() and "memgit had created it" in out  # a file that did not exist is removed again
 
 
@@ -164,11 +164,14 @@ def test_memgit_handlers_are_recognised_in_every_spelling():
 # ---- uninstall --purge ----------------------------------------------------------------------------
 
 
-def test_purge_deletes_the_memory_repository_after_asking(memgit_cli, settings, memory_path):
+def test_purge_deletes_the_memory_repository_only_when_told_to(memgit_cli, settings, memory_path):
     memgit_cli("init")
-    kept = memgit_cli("uninstall", "--settings", str(settings), "--purge", input="n\n")
-    assert kept.exit_code == 0 and "Kept the memory repository" in kept.stdout and memory_path.is_dir()
-    assert "Delete the memory repository" in kept.stderr  # the question goes to stderr
+    assert memgit_cli("install", "--settings", str(settings)).exit_code == 0
+    installed = settings.read_bytes()
+    for extra in ((), ("--json",)):  # nobody to ask: nothing is done, not even the part that needs no asking
+        kept = memgit_cli("uninstall", "--settings", str(settings), "--purge", *extra, input="y\n")
+        assert kept.exit_code == 2 and memory_path.is_dir() and settings.read_bytes() == installed
+    assert kept.stdout.count("\n") == 1 and "--yes" in json.loads(kept.stdout)["error"]["message"]
     gone = memgit_cli("uninstall", "--settings", str(settings), "--purge", "--yes", "--json")
     assert json.loads(gone.stdout)["purged"] == str(memory_path) and not memory_path.exists()
     none = memgit_cli("uninstall", "--settings", str(settings), "--purge", "--yes")

@@ -161,12 +161,12 @@ def test_uninstall_gives_every_file_back_byte_for_byte(memgit_cli, homes, hermet
     assert memgit_cli("install").exit_code == 0
     assert memgit_cli("install").exit_code == 0
     assert snapshot(hermetic_env) != before
-    result = memgit_cli("uninstall")
+    result = memgit_cli("uninstall", "--yes")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.count("back byte for byte") == 3
     assert snapshot(hermetic_env) == before  # the files, their backups gone, nothing published left
     assert not (hermetic_env / ".local" / "state" / "memgit" / "installed.json").exists()
-    assert "no memgit hooks" in memgit_cli("uninstall").stdout
+    assert "no memgit hooks" in memgit_cli("uninstall", "--yes").stdout
 
 
 def test_a_file_memgit_created_is_removed_again(memgit_cli, hermetic_env):
@@ -174,7 +174,7 @@ def test_a_file_memgit_created_is_removed_again(memgit_cli, hermetic_env):
     assert memgit_cli("install", "--agent", "codex").exit_code == 0
     hooks = hermetic_env / ".codex" / "hooks.json"
     assert set(json.loads(hooks.read_text())["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreCompact"}
-    assert "memgit had created it" in memgit_cli("uninstall", "--agent", "codex").stdout
+    assert "memgit had created it" in memgit_cli("uninstall", "--yes", "--agent", "codex").stdout
     assert not hooks.exists() and not (hermetic_env / ".claude").exists()  # only the agent named
 
 
@@ -185,7 +185,7 @@ def test_one_agent_alone_and_the_others_untouched(memgit_cli, homes, hermetic_en
     changed = {k for k in after if after[k] != before.get(k)}
     assert changed == {".gemini/settings.json", ".gemini/skills/memgit-recall/SKILL.md",  # memgit's own skill
                        *(k for k in after if "memgit-backup" in k)}
-    memgit_cli("uninstall", "--agent", "gemini")
+    memgit_cli("uninstall", "--yes", "--agent", "gemini")
     assert snapshot(hermetic_env) == before
 
 
@@ -193,7 +193,7 @@ def test_a_file_the_person_changed_meanwhile_keeps_their_change(memgit_cli, home
     memgit_cli("install")
     path = homes["claude-code"]
     path.write_text(path.read_text().replace('"model": "opus"', '"model": "sonnet"'))  # edited by hand since
-    result = memgit_cli("uninstall", "--agent", "claude-code")
+    result = memgit_cli("uninstall", "--yes", "--agent", "claude-code")
     assert "changed since memgit installed its hooks: removed only memgit's entries" in result.stdout
     assert path.read_bytes() == CLAUDE.replace('"model": "opus"', '"model": "sonnet"').encode()
 
@@ -204,7 +204,7 @@ def test_a_file_the_agent_rewrote_gets_memgits_handlers_parsed_out(memgit_cli, h
     doc = json.loads(path.read_text())
     doc["hooks"]["Stop"] = [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
     path.write_text(json.dumps(doc, indent=2))  # as Claude Code writes it after /hooks
-    result = memgit_cli("uninstall", "--agent", "claude-code")
+    result = memgit_cli("uninstall", "--yes", "--agent", "claude-code")
     assert "was rewritten since memgit installed its hooks" in result.stdout
     expected = json.loads(CLAUDE)
     expected["hooks"]["Stop"] = doc["hooks"]["Stop"]
@@ -340,7 +340,7 @@ def test_skills_are_published_namespaced_followed_and_removed(world, memory_path
     assert "5 sessions" in files["claude-code"].read_text() and "5 sessions" not in files["gemini"].read_text()
     assert theirs.read_text() == "mine\n"
 
-    result = memgit_cli("uninstall")
+    result = memgit_cli("uninstall", "--yes")
     assert result.exit_code == 0 and f"removed {files['claude-code']}" in result.stdout
     assert not files["claude-code"].exists() and not files["codex"].exists()
     assert files["gemini"].read_text().endswith("\nmy note\n")  # theirs now: uninstall leaves it

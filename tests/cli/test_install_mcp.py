@@ -66,7 +66,7 @@ def test_install_registers_the_server_with_each_agent_and_uninstall_gives_the_fi
 
     again = memgit_cli("install")
     assert again.stdout.count("memgit's MCP server is already registered in") == 3
-    result = memgit_cli("uninstall")
+    result = memgit_cli("uninstall", "--yes")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.count("removed the MCP server; the file is as it was before memgit") == 3
     assert everything(hermetic_env) == before  # byte for byte, backups gone, the skills too
@@ -99,7 +99,7 @@ def test_files_memgit_created_are_deleted_again(memgit_cli, hermetic_env):
     (hermetic_env / ".codex").mkdir()
     assert memgit_cli("install", "--agent", "claude-code", "--agent", "codex").exit_code == 0
     assert (hermetic_env / ".claude.json").is_file() and (hermetic_env / ".codex" / "config.toml").is_file()
-    result = memgit_cli("uninstall")
+    result = memgit_cli("uninstall", "--yes")
     assert result.stdout.count("memgit had created it") >= 2
     assert not (hermetic_env / ".claude.json").exists() and not (hermetic_env / ".codex" / "config.toml").exists()
 
@@ -110,7 +110,7 @@ def test_a_config_the_agent_rewrote_gets_only_memgits_server_parsed_out(memgit_c
     doc = json.loads(path.read_text())
     doc["numStartups"] = 13  # Claude Code rewrites its state file at every start (here: another indentation)
     path.write_text(json.dumps(doc, indent=4))
-    result = memgit_cli("uninstall", "--agent", "claude-code")
+    result = memgit_cli("uninstall", "--yes", "--agent", "claude-code")
     assert "was rewritten since memgit registered its MCP server" in result.stdout
     expected = json.loads(CLAUDE_STATE)
     expected["numStartups"] = 13
@@ -122,7 +122,7 @@ def test_codex_table_edited_by_hand_is_still_taken_out(memgit_cli, mcp_homes):
     path = mcp_homes["codex"]
     path.write_text(path.read_text().replace('args = ["mcp"]', 'args = ["mcp"]\nstartup_timeout_sec = 20')
                     + '\n[mcp_servers.docs]\ncommand = "docs-mcp"\n')
-    memgit_cli("uninstall", "--agent", "codex")
+    memgit_cli("uninstall", "--yes", "--agent", "codex")
     assert tomllib.loads(path.read_text()) == {**tomllib.loads(CODEX_CONFIG),
                                                "mcp_servers": {"docs": {"command": "docs-mcp"}}}
 
@@ -133,7 +133,7 @@ def test_a_server_named_memgit_that_memgit_did_not_write_is_left_alone(memgit_cl
     before = path.read_bytes()
     result = memgit_cli("install", "--agent", "codex")
     assert result.exit_code == 0 and "already has an MCP server named 'memgit' that memgit did not write" in result.stdout
-    memgit_cli("uninstall", "--agent", "codex")
+    memgit_cli("uninstall", "--yes", "--agent", "codex")
     assert path.read_bytes() == before
 
 
@@ -170,5 +170,5 @@ def test_the_recall_skill_is_published_for_every_agent_and_removed(memgit_cli, h
     folders = [hermetic_env / ".claude" / "skills", hermetic_env / ".agents" / "skills", hermetic_env / ".gemini" / "skills"]
     for folder in folders:
         assert (folder / "memgit-recall" / "SKILL.md").read_text() == text
-    memgit_cli("uninstall")
+    memgit_cli("uninstall", "--yes")
     assert not any((folder / "memgit-recall").exists() for folder in folders)

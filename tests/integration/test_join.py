@@ -287,7 +287,7 @@ def test_projects_merge_joins_two_identities_and_new_sessions_land_on_the_first(
     a.sync()
     for key, value in a.env.items():
         monkeypatch.setenv(key, value)
-    result = memgit_cli("projects", "merge", "pinion", "cog", "--json")
+    result = memgit_cli("projects", "merge", "pinion", "cog", "--json", "--yes")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["ok"] and data["into"] == "projects/pinion" and data["merged"] == "projects/cog"

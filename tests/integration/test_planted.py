@@ -138,3 +138,78 @@ def _debug_where(fake_llm, secrets):  # pragma: no cover - kept for diagnosing a
             if i >= 0:
                 roles = [(m["role"], str(m["content"])[:60]) for m in r["body"]["messages"]]
                 print(n, kind, roles)
+
+
+# ---- the wide set: the families issue 18 found leaking, in every place a session carries text ----
+
+WIDE_SEED = "memgit/test_planted/wide"
+
+
+def write_wide(projects: Path, secrets: dict[str, tuple[str, str]], per_session: int = 7) -> None:
+    """Sessions carrying each secret in every place: the prompt, a command, a short and a very long
+    output (the value past the kept head), a Write, an Edit, a Read, the agent's text, a compaction
+    summary, and a subagent's own transcript (its task and its command)."""
+    items = sorted(secrets.items())
+    for n in range(0, len(items), per_session):
+        sid = session_id(f"wide-{n}")
+        w = SessionWriter(sid, "/home/demo/dev/vault")
+        sub = SessionWriter(sid, "/home/demo/dev/vault")
+        w.user(f"This session is being continued from a previous conversation that ran out of context. "
+               f"Summary: we configured the deploy with {items[n][1][0]}.", isCompactSummary=True)
+        for _kind, (text, _secret) in items[n:n + per_session]:
+            w.user(f"Always deploy with this config, never another one: {text}")
+            w.bash(f"echo '{text}' > .env && uv run pytest -x tests/", "12 passed in 0.8s")
+            w.bash("uv run pytest -x tests/", f"E   ConnectionError: could not connect with {text}", error=True)
+            w.bash("uv run pytest -x tests/", "12 passed in 0.9s")
+            w.bash("cat big.log", FILLER * 3 + text + "\n" + FILLER)  # far past what a source keeps
+            w.tool("Write", {"file_path": "/home/demo/dev/vault/config.env", "content": f"# deploy\n{text}\n"},
+                   "File created successfully at: /home/demo/dev/vault/config.env")
+            w.edit("/home/demo/dev/vault/settings.py", "CONFIG = None", f"CONFIG = {text!r}")
+            w.tool("Read", {"file_path": "/home/demo/dev/vault/notes.md"}, f"     1\t# Notes\n     2\t{text}\n")
+            w.assistant(f"Done: the deploy now reads {text} as you asked.")
+            sub.user(f"Find where the deploy reads {text} and check it works.")
+            sub.bash(f"grep -rn '{text}' deploy/", f"deploy/run.sh:3:{text}")
+        w.tool("Task", {"description": "check the deploy", "prompt": "Check the deploy config.",
+                        "subagent_type": "general-purpose"}, "The deploy config is read in deploy/run.sh.")
+        path = w.write(projects)
+        for record in sub.records:
+            record["isSidechain"], record["agentId"] = True, "a1b2c3"
+        (path.parent / sid / "subagents").mkdir(parents=True, exist_ok=True)
+        (path.parent / sid / "subagents" / "agent-a1b2c3.jsonl").write_text(sub.lines())
+        age(path, 7200 - n)
+
+
+def wide_secrets() -> dict[str, tuple[str, str]]:
+    import random
+
+    from tests.planted_kinds import wide
+    return wide(random.Random(WIDE_SEED))
+
+
+def test_the_wide_set_reaches_no_git_object_cache_or_output(claude_projects, memory_path, memgit_cli, hermetic_env):
+    secrets = wide_secrets()
+    write_wide(claude_projects, secrets)
+    result = memgit_cli("sync", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["extracted"] >= 1
+    search = memgit_cli("search", "deploy config", "--json")  # builds the search index from the notes
+    assert search.exit_code == 0, search.output
+    written = [p for p in hermetic_env.rglob("*") if p.is_file() and ".claude" not in p.parts]  # config, caches
+    assert any(p.name == "search.sqlite" for p in written)
+    assert leaks(secrets, everything_in(memory_path), result.output, search.output,
+                 *(p.read_bytes().decode("utf-8", "replace") for p in written)) == []
+    assert memgit_cli("scan").exit_code == 0
+    fsck(memory_path)
+
+
+def test_the_wide_set_reaches_no_request_to_the_model(claude_projects, memory_path, memgit_cli, fake_llm):
+    secrets = wide_secrets()
+    write_wide(claude_projects, secrets)
+    result = memgit_cli("sync", "--model", "openai/fake-model", "--api-base", fake_llm.api_base, "--json")
+    assert result.exit_code == 0, result.output
+    bodies = [r["raw"] if isinstance(r.get("raw"), str) else json.dumps(r) for r in fake_llm.requests]
+    assert len(bodies) >= 3  # every session went to the model
+    sent = "\n".join(bodies)
+    assert "subagent" in sent and "Find where the deploy reads" in sent  # the subagent's transcript was sent
+    assert leaks(secrets, sent) == []
+    assert leaks(secrets, everything_in(memory_path), result.output) == []

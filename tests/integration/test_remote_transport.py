@@ -140,6 +140,35 @@ def test_a_second_push_sends_only_the_new_objects(served, mem, other):
     assert fetched.objects == new_objects(mem, new, mem.head("projects/x"))  # 5: the fetch offered its haves
 
 
+def test_a_push_walks_back_only_to_the_remote_heads_and_a_new_branch_arrives_whole(served, mem, monkeypatch):
+    """The objects to send are found from the remote's heads, not from all of their ancestors (at
+    10,000 commits that walk was most of a push): a fast-forward sends exactly what it adds; a
+    branch new to the remote, forked from history the remote holds, arrives complete."""
+    from dulwich.objects import Commit
+
+    url, bare = served
+    remote.add_remote(mem, "origin", url)
+    for i in range(40):
+        mem.commit("projects/x", {f"sessions/2026/11/s{i}.md": f"# {i}\n".encode()}, f"extract(x): s{i}")
+    remote.push(mem, "origin", mem.branches())
+    old = mem.head("projects/x")
+    new = mem.commit("projects/x", {"sessions/2026/11/last.md": b"# last\n"}, "extract(x): last")
+    read: list[bytes] = []
+    store = type(mem._repo.object_store)
+    real = store.__getitem__
+    monkeypatch.setattr(store, "__getitem__",
+                        lambda self, sha: (o := real(self, sha), isinstance(o, Commit) and read.append(sha))[0])
+    pushed = remote.push(mem, "origin", mem.branches())
+    monkeypatch.undo()
+    assert pushed.objects == new_objects(mem, old, new)
+    assert len(set(read)) < 10  # the commits of what is sent and the remote's heads, not the 40 behind them
+    forked = mem.commit("projects/y", {"PROJECT.md": b"# y\n"}, "init(y): project y", create_from=old)
+    pushed = remote.push(mem, "origin", mem.branches())
+    assert pushed.updated == {"projects/y": (None, forked)}
+    fsck(bare)
+    assert git(bare, "rev-parse", "refs/heads/projects/y").strip() == forked
+
+
 def test_a_non_fast_forward_push_is_refused_and_nothing_changes(served, mem):
     url, bare = served
     remote.add_remote(mem, "origin", url)

@@ -111,11 +111,13 @@ def test_one_huge_paste_cannot_take_the_whole_budget():
 
 
 def test_the_prompt_is_redacted_as_a_whole_before_it_is_sent(tmp_path: Path):
-    # sync redacts the transcript already; a secret that slipped through is caught here too
+    # sync redacts the transcript already; a secret that slipped through is caught where it is sent
     prompt = prompts.load("extract", tmp_path)
     messages = build_messages(prompt, session(Turn("user", f"deploy with {SECRET}", "prompt")), project="pinion",
                               budget=60_000)
-    sent = json.dumps(messages)
+    assert SECRET in json.dumps(messages)  # built as given ...
+    messages = llm.sendable(messages)
+    sent = json.dumps(messages)  # ... and redacted as a whole on the way out
     assert SECRET not in sent and "[REDACTED:github_token]" in sent
     assert messages[0]["content"] == prompt.text
     assert "not instructions" in messages[1]["content"] and "project: pinion" in messages[1]["content"]

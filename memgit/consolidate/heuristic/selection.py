@@ -65,6 +65,13 @@ def briefed(c: Cluster) -> bool:
     return c.superseded_by is None and bar is not None and (c.support >= MIN_SUPPORT or bar(c.text))
 
 
+def earns_a_line(type_: str, text: str) -> bool:
+    """True when one session's learning clears its type's bar without a second session's support
+    (commands have lines of their own: memgit.consolidate.heuristic.howto)."""
+    bar = _BAR.get(type_)
+    return bar is not None and bar(text)
+
+
 def lasting(text: str) -> bool:
     """A statement of how things are or must be, not the story of one change."""
     text = text.strip()

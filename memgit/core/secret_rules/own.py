@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 from memgit.core.secret_rules import gitleaks
-from memgit.core.secret_rules.judge import is_placeholder, looks_passphrase, looks_secret, shannon_entropy
+from memgit.core.secret_rules.judge import (is_placeholder, looks_literal, looks_passphrase, looks_secret,
+                                            shannon_entropy)
 from memgit.core.secret_rules.rule import Judge, Rule, Span
 
 _WORD_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
@@ -119,6 +120,35 @@ def _json_auth(m: re.Match[bytes], raw: bytes) -> Span | None:
     return _real_group(m, raw) if raw[m.start() - 1 : m.start()] == b'"' else None
 
 
+_HEX_PAIRS = re.compile(r"[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2})+")
+_DATE = re.compile(r"\d{4}-\d\d-\d\d")
+
+
+def _pgpass_field(m: re.Match[bytes], raw: bytes) -> Span | None:
+    """The password field of a .pgpass line, unless a number (a MAC address, a time) or a stand-in."""
+    value = _text(raw, *m.span("secret"))
+    whole = _text(raw, *m.span())
+    if _HEX_PAIRS.fullmatch(whole) or _DATE.match(whole):
+        return None  # a key's fingerprint (1f:51:ae:…), a timestamp (2026-07-24T00:00:00Z…)
+    return m.span("secret") if not is_placeholder(value) and not re.fullmatch(r"[\d.:,;()\[\]-]+", value) else None
+
+
+# user:... before an @ that names no credential: mailto:ann@host, npm:left-pad@1.3.0, docker images.
+_NOT_USERS = frozenset("mailto tel sip sips xmpp npm pkg pip docker python node go git github gitlab urn data file "
+                       "cid mid about nix image version ref tag".split())
+
+
+def _userinfo(m: re.Match[bytes], raw: bytes) -> Span | None:
+    """The password of `user:password@host` without a scheme, when the user is no scheme or registry."""
+    if m["user"].decode().lower() in _NOT_USERS:
+        return None
+    value = _text(raw, *m.span("secret"))
+    host = m["host"].decode()
+    if re.fullmatch(r"v?\d+(?:\.\d+)+", host) or value.isdigit():
+        return None  # name:tag@1.2.3, host:8080@...
+    return m.span("secret") if looks_secret(value) or looks_literal(value, password=True) else None
+
+
 def _query_value(m: re.Match[bytes], raw: bytes) -> Span | None:
     """The `secret` group when the match is a URL query parameter (after ? or &)."""
     return m.span("secret") if raw[m.start() - 1 : m.start()] in (b"?", b"&") else None
@@ -142,7 +172,7 @@ def _key_body_before(m: re.Match[bytes], raw: bytes) -> Span | None:
 
 _NAME_TAIL = re.compile(rb"[\w.-]{0,64}\Z")
 # what makes a *key* secret: api_key, access_key, private_key, secret_key, RAILS_MASTER_KEY
-_KEY_HEAD = re.compile(r"(?:api|access|private|secret|master|encryption|signing|client|account|license)"
+_KEY_HEAD = re.compile(r"(?:api|access|private|secret|master|encryption|signing|client|account|license|app|application)"
                        r"[_-]?\Z", re.IGNORECASE)
 _PASSWORD_WORDS = ("pass", "passwd", "password", "passphrase")
 _PROSE_STOP = frozenset("the a an your my our his her their for to of and or is be must should enter "
@@ -172,6 +202,9 @@ def _name(m: re.Match[bytes], raw: bytes) -> tuple[str, str] | None:
     return prefix, word
 
 
+_WORDY = re.compile(r"[A-Za-z]+(?:[-_][A-Za-z0-9]+)+")  # my_secret_key, my-client-secret
+
+
 def _assignment(m: re.Match[bytes], raw: bytes) -> Span | None:
     """Accept `name = value` when the name ends in a secret word and the value looks like a credential."""
     named = _name(m, raw)
@@ -194,11 +227,46 @@ def _assignment(m: re.Match[bytes], raw: bytes) -> Span | None:
     password = word.lower().endswith(_PASSWORD_WORDS)
     if looks_secret(value, min_entropy=0.0 if password else 2.5):
         return s, e
-    # A letters-only password, only where it is plainly one: quoted, or an env/YAML line's value.
-    clearly = group == "quoted" or (
-        raw[e : e + 1] in (b"", b"\n", b"\r") and (m["sep"].strip() == b":" or (prefix + word).isupper())
-    )
-    return (s, e) if password and clearly and looks_passphrase(value) else None
+    # Written literally (quoted; an env or YAML line's value; NAME=value before a command): a
+    # credential whatever its entropy, unless a stand-in (judge.looks_literal). Bare values in code
+    # (`password = pw`) are names, and keep the entropy gate above.
+    sep, upper = m["sep"], (prefix + word).isupper()
+    at_line_end = raw[e : e + 1] in (b"", b"\n", b"\r") or raw[e : e + 2] == b"\\n"
+    literal = group == "quoted" or (at_line_end and (sep.strip() == b":" or upper)) or (sep == b"=" and upper)
+    if not literal:
+        return None
+    if password or word.lower().endswith("secret"):
+        if _WORDY.fullmatch(value) and word.lower() in value.lower():
+            return None  # client_secret="my-client-secret": the name again, a stand-in
+        return (s, e) if looks_literal(value, password=True) else None
+    # A token's or key's name is also given words in code ("input_token": "NextMarker", api_key="anything"):
+    # a value of letters alone is taken only for a password's or a secret's name.
+    return (s, e) if looks_secret(value) and looks_literal(value, password=False) else None
+
+
+# Words that describe a field rather than being its value (a passphrase is made of other words).
+_DESCRIBES = frozenset("password passwords passphrase secret key token optional required the user users "
+                       "default see vault keychain env environment variable set none".split())
+
+
+_PHRASE_END = _PROSE_STOP | frozenset("as in on at so then which from by if when after before".split())
+
+
+def _phrase_field(m: re.Match[bytes], raw: bytes) -> Span | None:
+    """`passphrase: orchid ember harbor thistle`: the words given to a password's name, up to the line's
+    end, a quote or a word of the sentence around it ("… as you asked"); 3 words at least when the
+    sentence goes on, 2 when the line or the quote ends there."""
+    s, e = m.span("secret")
+    words = raw[s:e].decode("utf-8", "surrogatepass").split(" ")
+    cut = next((i for i, w in enumerate(words) if w.lower() in _PHRASE_END), len(words))
+    ends_line = cut == len(words) and raw[e : e + 1] in (b"", b"\r", b"\n", b'"', b"'", b"`", b".", b",", b";", b")")
+    words = words[:cut]
+    if len(words) < (2 if ends_line else 3) or _DESCRIBES.intersection(w.lower() for w in words):
+        return None
+    value = " ".join(words)
+    if _name(m, raw) is None or not looks_passphrase(value):
+        return None
+    return s, s + len(value.encode())
 
 
 def _spaced_password(m: re.Match[bytes], raw: bytes) -> Span | None:
@@ -209,24 +277,39 @@ def _spaced_password(m: re.Match[bytes], raw: bytes) -> Span | None:
     words = value.lower().split()
     if len(words) < 2 or _PROSE_STOP.intersection(words) or not looks_passphrase(value):
         return None
+    if _DESCRIBES.intersection(words):
+        return None  # `password: Optional password` (a docstring), `passphrase: see vault`
     return m.span("secret")
 
 
+_CALL = re.compile(r"[A-Za-z_][\w.]*\([\w.,=]*\)")  # makeToken(), getenv(KEY)
+
+
 def _prose(m: re.Match[bytes], raw: bytes) -> Span | None:
-    """"the Postgres password is X", "my API key was X": X when it reads as a credential."""
-    s, e = m.span("secret")
-    while e > s and raw[e - 1 : e] in b".,;:!?)":
-        e -= 1
-    value = _text(raw, s, e)
-    if "(" in value:
-        return None  # a call: "the token is makeToken()"
+    """"the Postgres password is X", "my API key was `X`", "the database password (a passphrase)
+    is `a few plain words`": X when it reads as a credential."""
     password = m["kw"].lower().startswith(b"pass")
+    if m["quoted"] is not None:  # quoted or in backticks: written as the value itself
+        s, e = m.span("quoted")
+        value = _text(raw, s, e)
+        if " " in value.strip():
+            words = value.lower().split()
+            return (s, e) if password and not _PROSE_STOP.intersection(words) and looks_passphrase(value) else None
+        return (s, e) if looks_secret(value) or looks_literal(value, password=password) else None
+    s, e = m.span("bare")
+    while e > s and raw[e - 1 : e] in b".,;:!?":
+        e -= 1
+    if raw[e - 1 : e] == b")" and raw.count(b"(", s, e) < raw.count(b")", s, e):
+        e -= 1  # "(the key is X)": the parenthesis closes the sentence, not the value
+    value = _text(raw, s, e)
+    if _CALL.fullmatch(value):
+        return None  # a call: "the token is makeToken()"
     return (s, e) if looks_secret(value, min_entropy=0.0 if password else 3.5) else None
 
 
 def _rule(kind: str, keywords: str, pattern: str, judge: Judge = _token, *, fold: bool = False,
-          bounded: bool = True) -> Rule:
-    return Rule(kind, tuple(keywords.split()), pattern, judge, fold=fold, bounded=bounded)
+          bounded: bool = True, flags: int = 0) -> Rule:
+    return Rule(kind, tuple(keywords.split()), pattern, judge, flags=flags, fold=fold, bounded=bounded)
 
 
 _BREAK = r"(?:\\+[rn]|\r?\n)"  # a line break, raw or JSON-escaped once or twice
@@ -333,10 +416,11 @@ SPECIFIC: tuple[Rule, ...] = (
     # Authorization or Proxy-Authorization in HTTP, curl, JSON or code; the names stay.
     _rule("authorization", "authorization",
           rf"authorization{_Q}[ \t]*[:=][ \t]*{_Q}"
-          r"(?:(?P<scheme>bearer|basic|token|digest|ssws|bot|apikey)[ \t]+)?(?P<secret>[\w.~+/=-]{8,})",
+          r"(?:(?P<scheme>bearer|basic|token|digest|ssws|bot|apikey)[ \t]+)?(?P<secret>[\w.~+/=-]{8,}(?::[\w.~+/=-]+)*)",
           _authorization, fold=True, bounded=False),
     # A bearer token outside a header, if it reads as a token: prose about bearers passes.
-    _rule("authorization", "bearer", r"bearer[ \t]+(?P<secret>[\w.~+/=-]{16,})", _token_like, fold=True),
+    _rule("authorization", "bearer", r"bearer[ \t]+(?P<secret>[\w.~+/=-]{16,}(?::[\w.~+/=-]+)*)", _token_like,
+          fold=True),  # an Asana PAT holds a colon: 2/<ids>:<hex>
     # Credentials in a URL (postgres://, redis://, https://...): only the password goes.
     _rule("url_credentials", "://",
           r"""://[^\s:/@"'<>\[\]\\]{0,256}:(?P<secret>[^\s/@"'<>\[\]\\]{1,256})@(?=[\w.-])""",
@@ -359,6 +443,19 @@ SPECIFIC: tuple[Rule, ...] = (
     _rule("pgpass_password", "pgpass",
           r"(?m)^[ \t]*[^\s:#]{1,253}:(?:\d{1,5}|\*):[^\s:]{1,63}:[^\s:]{1,63}:(?P<secret>\S{1,256})[ \t]*$",
           _credential, bounded=False),
+    # The same line wherever it is quoted (a gotcha's "Problem", a log): host:port:db:user:password.
+    # Outside a file named .pgpass it is looked for at PostgreSQL's usual ports (or *): a rule run at
+    # every colon would cost more than all the others together. Starts at a word's start:
+    # `src/a.c:42:13: error` has spaces in its fields.
+    _rule("pgpass_password", ":5432: :5433: :6432: :*:",
+          r"""(?<![^\s`'"(=])[\w.*-]{1,253}:(?:\d{1,5}|\*):[^\s:/'"`]{1,63}:[^\s:/'"`]{1,63}:"""
+          r"""(?P<secret>[^\s'"`]{4,256})(?![^\s'"`),;])""",
+          _pgpass_field, bounded=False),
+    # user:password@host without a scheme: Go's DSN (`admin:pw@tcp(db:3306)/shop`), a proxy setting.
+    _rule("url_credentials", "@",
+          r"""(?<![^\s`'"(=])(?P<user>[A-Za-z][\w.-]{0,63}):(?P<secret>[^\s:@/"'`]{4,128})@"""
+          r"""(?P<host>(?:tcp|unix)\(|[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}|localhost\b)""",
+          _userinfo, bounded=False),
     _rule("npmrc_auth", "_auth", r"_auth[ \t]*=[ \t]*(?P<secret>[A-Za-z0-9+/]{8,}={0,2})", _real_group,
           bounded=False),
     _rule("docker_auth", "auth identitytoken registrytoken",
@@ -391,6 +488,13 @@ GENERIC: tuple[Rule, ...] = (
     # assignment above).
     _rule("password_prose", "password passphrase passwd token secret api access private license",
           r"(?P<kw>password|passphrase|passwd|token|secret|(?:api|access|secret|private|license)[ _-]?key)"
-          r"[ \t]+(?:is|was|would be|will be)[ \t]+(?:set to[ \t]+)?[\"'`]?(?P<secret>[^\s\"'`]{6,256})",
+          r"(?:[ \t]*\([^()\n]{1,40}\)|(?:[ \t]+(?!is\b|was\b)[\w./-]{1,24}){1,4}?)??"  # (a passphrase), for prod
+          r"[ \t]+(?:is|was|would be|will be)[ \t]+(?:set to[ \t]+|now[ \t]+)?"
+          r"""(?:(?P<q>["'`])(?P<quoted>[^"'`\n]{4,200})(?P=q)|[\"'`]?(?P<bare>[^\s\"'`]{6,256}))""",
           _prose, fold=True),
+    # A passphrase given to a password name, unquoted, to the end of its line: `passphrase: a few words`.
+    _rule("password_assignment", "pass",
+          r"(?P<kw>pass(?:word|wd|phrase))(?!\w)[ \t]*[:=][ \t]*"
+          r"(?P<secret>[a-z][a-z-]*(?:[ ][a-z][a-z-]*){1,7})",
+          _phrase_field, fold=True, bounded=False),
 )
