@@ -56,18 +56,9 @@ def scan(no_caches, repo_path, as_json) -> None:
     finding's kind and place, never the value; exits 6 when there is one.
 
     \b
-    To remove a secret from the history (it is not in the files any more, but git keeps every
-    version; a remote that was pushed to has it too):
-      1. remove or reword it where it is now (the file, or let memgit rewrite the note);
-      2. rewrite the history, e.g. with git-filter-repo (pip install git-filter-repo):
-           git -C REPO filter-repo --force --replace-text FILE
-         where FILE holds one line `THE-VALUE==>[REDACTED]` per secret (it rewrites files,
-         names and commit messages on every branch);
-      3. drop what the old history left behind:
-           git -C REPO reflog expire --expire=now --all && git -C REPO gc --prune=now
-           rm -rf REPO/.git/memgit/ledger.pickle REPO/.git/memgit/context REPO/.git/memgit/memory
-         (caches memgit rebuilds), then run `memgit scan` again;
-      4. revoke the secret where it was issued, and force-push every remote that had it.
+    To remove them: `memgit purge` (every finding) or `memgit purge --finding ID` (the ids printed
+    here) rewrites the history without them, drops the old objects and rebuilds the caches; then
+    revoke the secret where it was issued and `memgit push --force` every remote that had it.
 
     Example: memgit scan --json
     """
@@ -79,10 +70,11 @@ def scan(no_caches, repo_path, as_json) -> None:
     cfg = config.load(repo_path=repo_path)
     with MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
         found = scan_mod.scan(repo, cfg.extra_redact_patterns, caches=not no_caches)
-    text = "\n".join(f"secret: {f.describe()}" for f in found)
-    text += ("\n" if text else "") + (f"{len(found)} possible secret(s) found; see `memgit scan --help` to remove "
-                                        "them" if found else f"no secret found ({cfg.repo_path})")
-    emit(as_json, {"ok": not found, "repo": str(cfg.repo_path), "findings": [asdict(f) for f in found]}, text)
+    text = "\n".join(f"secret {f.id}: {f.describe()}" for f in found)
+    text += ("\n" if text else "") + (f"{len(found)} possible secret(s) found; remove them with `memgit purge` (all) "
+                                        "or `memgit purge --finding ID`" if found else f"no secret found ({cfg.repo_path})")
+    emit(as_json, {"ok": not found, "repo": str(cfg.repo_path), "findings": [{"id": f.id, **asdict(f)} for f in found]},
+         text)
     if found:
         sys.exit(SecretFound.exit_code)
 

@@ -26,6 +26,9 @@ def init(path: str | None, as_json: bool) -> None:
     if not bootstrap.ensure(cfg.repo_path, repo_template_files(), author=cfg.author):
         raise MemgitError(f"{cfg.repo_path} already holds a repository (with a branch main); use it or pick "
                           "another path")
+    from memgit.verbs.purge import start_noticing
+
+    start_noticing(cfg)
     note = remember_repo_path(os.environ, cfg.repo_path) if path else ""
     emit(as_json, {"ok": True, "repo": str(cfg.repo_path), "config": note},
          f"Created memory repository at {cfg.repo_path}" + (f"\n{note}" if note else ""))

@@ -94,20 +94,24 @@ def remote_remove(name, repo_path, as_json) -> None:
 
 @cli.command()
 @click.argument("name", required=False)
+@click.option("--force", is_flag=True, help="After `memgit purge`: replace the remote's copy of the branches it "
+              "rewrote (only while the remote holds what the purge replaced).")
 @repo_option
 @json_option
-def push(name, repo_path, as_json) -> None:
+def push(name, force, repo_path, as_json) -> None:
     """Send every memgit branch to the remote (default: [repo] remote, "origin"): only new objects.
 
     Refused when what it would send holds a possible secret (see `memgit scan`), and when the
-    remote has commits this repository lacks (run `memgit pull` first); nothing is ever forced.
+    remote has commits this repository lacks (run `memgit pull` first). Only a purge is forced:
+    `--force` replaces the branches `memgit purge` rewrote, refused when the remote moved since.
 
     Example: memgit push
     """
     from memgit.verbs import remote as verbs
 
-    report = verbs.push(load_config(repo_path), name, progress=_progress(as_json))
-    lines = [f"{branch}: {old[:12] if old else '(new)'} -> {new[:12]}" for branch, (old, new) in
+    report = verbs.push(load_config(repo_path), name, progress=_progress(as_json), force=force)
+    lines = [f"{branch}: {old[:12] if old else '(new)'} -> {new[:12]}{' (forced)' if branch in report.forced else ''}"
+             for branch, (old, new) in
              sorted(report.updated.items())]
     lines += [f"{branch}: deleted (joined into another branch)" for branch in report.deleted]
     lines.append(f"pushed to {report.remote} ({report.url}): {report.objects} object(s), {report.bytes:,} bytes"
@@ -132,7 +136,12 @@ def pull(name, wait, repo_path, as_json) -> None:
     from memgit.verbs import remote as verbs
 
     report = verbs.pull(load_config(repo_path), name, progress=_progress(as_json), wait=wait)
-    lines = [f"{row['branch']}: {row['action']}" for row in report.branches if row["action"] != "up-to-date"]
+    lines = [f"{row['branch']}: rebuilt on {report.remote}'s history, which `memgit purge` rewrote (a possible secret "
+             f"was removed there); {row['replayed']} commit(s) of this machine replayed on top, the old objects deleted"
+             for row in report.purged]
+    rebuilt = {row["branch"] for row in report.purged}
+    lines += [f"{row['branch']}: {row['action']}" for row in report.branches
+              if row["action"] != "up-to-date" and not (row["branch"] in rebuilt and row["action"] == "ahead")]
     if report.consolidated:
         lines.append("regenerated " + ", ".join(report.consolidated))
     for c in report.conflicts:

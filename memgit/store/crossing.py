@@ -60,7 +60,7 @@ class Outgoing:
             ids = list(finder)
             found = scan_mod.scan_objects(stored_objects(self.store, [sha for sha, _ in ids]), self.extra_patterns)
             refuse_secrets(found, "push: what would be sent holds",
-                           "Nothing was sent. Remove them from the history first (see `memgit scan --help`)")
+                           "Nothing was sent. Remove them from the history first: `memgit purge`")
             self.planned[have, want] = (ids, finder.get_remote_has())
         return self.planned[have, want]
 

@@ -211,7 +211,7 @@ def fetch(repo, remote: str, *, progress: Progress | None = None) -> Fetched:
         crossing.refuse_secrets(scan_mod.scan_objects(stored_objects(store, arrived), repo.extra_patterns),
                        f"take in what {describe_url(url)} sent: its history holds",
                        "Nothing was fetched. Remove them from that history on the machine that pushed them "
-                       "(`memgit scan` there says where; `memgit scan --help` how)")
+                       "(`memgit scan` there says where, `memgit purge` removes them)")
         store.close()
         _admit(store, raw.object_store)
     finally:
@@ -300,9 +300,11 @@ class Pushed:
 
 
 def push(repo, remote: str, branches: Mapping[str, str], *, delete: Sequence[str] = (),
-         progress: Progress | None = None) -> Pushed:
+         progress: Progress | None = None, leases: Mapping[str, str] = {}) -> Pushed:
     """Set the remote's `branches` ({branch: sha}) by fast-forward, sending only the objects it
     lacks, and delete its `delete` branches; then point refs/remotes/<remote>/* at the result.
+    A branch in `leases` ({branch: sha}) replaces the remote's whatever its history, but only while
+    the remote's is that sha (a history `memgit purge` rewrote: the remote's old one goes).
 
     Raises:
         SecretFound: the history holds a possible secret; nothing was sent.
@@ -329,8 +331,14 @@ def push(repo, remote: str, branches: Mapping[str, str], *, delete: Sequence[str
     result = Pushed(remote=remote)
 
     def update_refs(old_refs):
+        moved = [b for b, lease in leases.items()
+                 if (old := old_refs.get(HEADS + b.encode())) and old.decode() not in (lease, branches[b])]
+        if moved:
+            raise RemoteError(f"{remote} moved since the purge on {', '.join(sorted(moved))}: another machine pushed "
+                              "to it. Nothing was pushed. On that machine run `memgit purge` and `memgit push --force`, "
+                              "then `memgit pull` here: it takes that history and keeps this machine's new notes")
         behind = [b for b, sha in branches.items()
-                  if (old := old_refs.get(HEADS + b.encode())) and old.decode() != sha
+                  if b not in leases and (old := old_refs.get(HEADS + b.encode())) and old.decode() != sha
                   and not repo.is_ancestor(old.decode(), sha)]
         if behind:
             raise RemoteError(f"{remote} has commits that are not here on {', '.join(sorted(behind))}; "

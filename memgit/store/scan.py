@@ -8,6 +8,7 @@ like and where it is — the commit and file that first hold it, or the file on 
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Iterable, Sequence
 
 from memgit.core import redact
 from memgit.core.names import safe_text
-from memgit.store.objects import StoredObject
+from memgit.store.objects import StoredObject, stored_objects
 
 MAX_CACHE_FILE = 256 << 20  # bytes; a bigger file under .git/memgit is not memgit's
 
@@ -27,6 +28,12 @@ class Found:
     path: str = ""  # the file in the commit, the ref, or the file under .git
     commit: str = ""  # the oldest commit holding it, when it is in one
     line: int = 0
+
+    @property
+    def id(self) -> str:
+        """A short name for this finding, the same at every scan while the history stays (`memgit purge --finding ID`)."""
+        key = "\0".join((self.kind, self.where, self.path, self.commit, str(self.line)))
+        return hashlib.sha1(key.encode("utf-8", "surrogateescape")).hexdigest()[:10]
 
     def describe(self) -> str:
         place = f"{self.where} {self.path}".strip() if self.path else self.where
@@ -140,3 +147,44 @@ def _files(root: Path, where: str, check, git_dir: Path) -> list[Found]:
         found += [Found(f.kind, f"{where} file name", path=rel) for f in check(rel)]
         found += [Found(f.kind, where, path=rel, line=f.line) for f in check(text)]
     return found
+
+
+def secret_values(repo, found: Iterable[Found], extra_patterns: Sequence[str] = ()) -> dict[bytes, str]:
+    """{value: kind} of the findings in objects (files, file names, commit messages, unreachable
+    files): what a purge replaces. Kept in memory only; every other finding has no value to give."""
+    values: dict[bytes, str] = {}
+    for f in found:
+        if f.where == "file":
+            texts = [repo.read(f.commit, f.path) or b""]
+        elif f.where == "unreachable file":
+            texts = [repo.read_blob(f.path)]
+        elif f.where == "commit message":
+            texts = [repo._commit_obj(f.commit).message]
+        elif f.where == "file name" and f.commit:  # the path shown is made safe: look the names up again
+            texts = [path.encode("utf-8", "surrogateescape") for path in repo.files(f.commit)]
+        else:
+            continue
+        for data in texts:
+            text = data.decode("utf-8", "surrogateescape")
+            for hit in redact.find_secrets(text, extra_patterns):
+                if hit.kind == f.kind and (f.where == "file name" or not f.line or hit.line == f.line):
+                    values[text[hit.start:hit.end].encode("utf-8", "surrogateescape")] = hit.kind
+    return values
+
+
+def scan_since(repo, seen: dict[str, str], extra_patterns: Sequence[str] = ()) -> list[Found]:
+    """The possible secrets in what the branches gained since their heads were `seen` ({branch: sha}),
+    and in the drafts memgit kept of refused edits: what a person wrote by hand, past the gate (a
+    commit made with git, a draft under .git/memgit). Reads only the new objects."""
+    from dulwich.object_store import MissingObjectFinder
+
+    store = repo._repo.object_store
+    wants = sorted({sha.encode() for branch, sha in repo.branches().items() if seen.get(branch) != sha})
+    found = []
+    if wants:
+        haves = [sha.encode() for sha in seen.values() if sha.encode() in store]
+        ids = [sha for sha, _ in MissingObjectFinder(store, haves=haves, wants=wants)]
+        found = _in_objects(stored_objects(store, ids), lambda text: redact.find_secrets(text, extra_patterns))
+    found += _files(repo.git_dir / "memgit" / "drafts", "cache", lambda text: redact.find_secrets(text, extra_patterns),
+                    repo.git_dir)
+    return _named_safely(found, extra_patterns)

@@ -219,7 +219,7 @@ def check_secrets(repo, cfg: Config) -> Finding:
     if not found:
         return Finding("secrets", OK, "no secret in the history")
     return Finding("secrets", FAIL, f"{len(found)} possible secret(s): {found[0].describe()}",
-                   "take them out of the history: the steps are in `memgit scan --help` (`memgit scan` lists them all)",
+                   "take them out of the history: `memgit purge` (`memgit scan` lists them all)",
                    details=[f.describe() for f in found[1:MAX_DETAILS]])
 
 

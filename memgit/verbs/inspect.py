@@ -38,7 +38,7 @@ def open_repo(cfg: Config):
 
     if not has_main(cfg.repo_path):  # none, or a creation cut short (the next sync finishes it)
         raise NotARepo(f"no memory repository at {cfg.repo_path}; run `memgit init` or `memgit sync` to create it")
-    return MemoryRepo.open(cfg.repo_path, author=cfg.author)
+    return MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns)
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from memgit.config import Config
 from memgit.core.vocab import MAIN
-from memgit.errors import MemgitError, RemoteError
+from memgit.errors import MemgitError, RemoteError, SecretFound
 from memgit.store import remote as transport
 from memgit.store import remote_log
 from memgit.verbs.inspect import open_repo
@@ -31,6 +31,7 @@ class PushReport:
     deleted: list[str]  # branches joined into another here, so removed from the remote
     objects: int  # objects sent
     bytes: int
+    forced: list[str] = field(default_factory=list)  # branches a purge rewrote, replaced on the remote
 
 
 @dataclass(slots=True)
@@ -41,6 +42,7 @@ class PullReport:
     branches: list[dict] = field(default_factory=list)  # per branch: what joining did
     conflicts: list[dict] = field(default_factory=list)  # {branch, paths}: left as they were here
     consolidated: list[str] = field(default_factory=list)
+    purged: list[dict] = field(default_factory=list)  # {branch, replayed}: rebuilt on the remote's purged history
 
 
 @dataclass(slots=True)
@@ -90,15 +92,18 @@ def _url(repo, name: str) -> str:
     return found[name]
 
 
-def push(cfg: Config, remote: str | None = None, *, progress: Progress = None) -> PushReport:
+def push(cfg: Config, remote: str | None = None, *, progress: Progress = None, force: bool = False) -> PushReport:
     """Send every memgit branch to the remote: only the objects it lacks.
 
     A branch this repository joined into another (a project renamed to the remote's name, or
     `projects merge`) is deleted on the remote too, once its history is inside a branch pushed.
+    With `force`, the branches `memgit purge` rewrote since the last push replace the remote's, each
+    only while the remote still holds the head the purge replaced (a lease); the others fast-forward.
 
     Raises:
         RemoteError: no such remote, it cannot be reached, or it holds commits this repository
-            lacks (pull first); nothing is forced.
+            lacks (pull first); a purge waits for `force`; `force` without a purge to send; the
+            remote moved since the purge (nothing was pushed).
         SecretFound: the history holds a possible secret; nothing was sent.
     """
     name = remote or cfg.remote
@@ -107,9 +112,17 @@ def push(cfg: Config, remote: str | None = None, *, progress: Progress = None) -
             url = _url(repo, name)
             repo.record_edits()  # a person's edits in the worktree go along
             local = transport.local_heads(repo)
+            leases = purged_since_push(repo, name)
+            if force and not leases:
+                raise RemoteError(f"no `memgit purge` rewrote a branch {name} holds since the last push: there is "
+                                  "nothing to force; `memgit push` sends new commits")
+            if leases and not force:
+                raise RemoteError(f"`memgit purge` rewrote {', '.join(sorted(leases))}: the history on {name} still "
+                                  f"holds what it removed. Replace it with: memgit push --force"
+                                  + ("" if name == cfg.remote else f" {name}"))
             joined = [b for b, sha in transport.remote_heads(repo, name).items()
                       if b not in local and any(repo.is_ancestor(sha, head) for head in local.values())]
-            sent = transport.push(repo, name, local, delete=joined, progress=progress)
+            sent = transport.push(repo, name, local, delete=joined, progress=progress, leases=leases)
     except MemgitError as e:
         remote_log.record(cfg.state_dir, name, "push", False, e.message)
         raise
@@ -117,29 +130,72 @@ def push(cfg: Config, remote: str | None = None, *, progress: Progress = None) -
     remote_log.record(cfg.state_dir, name, "push", True,
                       f"{changed} branch(es) updated" if changed else "already up to date")
     return PushReport(name, transport.describe_url(url), {b: list(v) for b, v in sent.updated.items()},
-                      list(sent.deleted), sent.objects, sent.bytes)
+                      list(sent.deleted), sent.objects, sent.bytes, sorted(b for b in leases if b in sent.updated))
+
+
+def purged_since_push(repo, remote: str) -> dict[str, str]:
+    """{branch: the head on `remote` that a purge replaced} of each branch `memgit purge` rewrote since
+    it was last pushed there (read from the purge commits not yet on the remote: their Memgit-Replaces).
+    With several purges since, the oldest names what the remote holds."""
+    from memgit.core.ledger import PURGE, REPLACES_TRAILER, parse_subject, parse_trailers
+
+    tracked = transport.remote_heads(repo, remote)
+    leases = {}
+    for branch, head in transport.local_heads(repo).items():
+        for info in repo.history(head, exclude=tracked.get(branch)):  # newest first: the oldest purge wins
+            if (parse_subject(info.message) or ("",))[0] != PURGE:
+                continue
+            for value in parse_trailers(info.message).get(REPLACES_TRAILER, []):
+                ref, _, sha = value.partition(" ")
+                if ref == f"{remote}/{branch}":
+                    leases[branch] = sha
+    return leases
 
 
 def pull(cfg: Config, remote: str | None = None, *, progress: Progress = None, wait: bool = True) -> PullReport:
     """Fetch the remote's memgit branches and join each into this repository (DESIGN §5b).
 
+    A branch whose copy on the remote holds a purge this machine has not seen is rebuilt on it first
+    (memgit.verbs.purge.take_remote_purge).
+
     Raises:
         RemoteError: no such remote, it cannot be reached, or it is not a memgit repository.
         LockHeld: a sync is running and `wait` is false.
+        SecretFound: what the remote sent holds a possible secret (nothing was fetched), e.g. the
+            history a purge made here replaced and `memgit push --force` has not replaced yet; or this
+            machine's own commits to replay on a purged branch hold one.
     """
+    from memgit.store.lock import sync_lock
     from memgit.verbs import pull as joining
+    from memgit.verbs.purge import take_remote_purge
 
     name = remote or cfg.remote
     try:
         with open_repo(cfg) as repo:
             url = _url(repo, name)
-            fetched = transport.fetch(repo, name, progress=progress)
-            joined = joining.join(repo, cfg, name, wait=wait)
+            before = transport.remote_heads(repo, name)
+            try:
+                fetched = transport.fetch(repo, name, progress=progress)
+            except SecretFound as e:
+                if waiting := purged_since_push(repo, name):  # the old history this machine purged
+                    raise SecretFound(f"{name} still holds the history this machine's `memgit purge` rewrote on "
+                                      f"{', '.join(sorted(waiting))}; nothing was fetched. Send the purge first: "
+                                      "memgit push --force" + ("" if name == cfg.remote else f" {name}")) from e
+                raise
+            with sync_lock(cfg.state_dir, wait=wait):
+                repo.record_edits()  # a person's edit is committed before a branch may be rebuilt
+                purged = take_remote_purge(repo, cfg, name, before)
+                joined = joining.join(repo, cfg, name, wait=wait, hold_lock=False)
+                if purged:
+                    from memgit.verbs import briefing, search
+
+                    briefing.refresh(repo, cfg, repo.branches())
+                    search.refresh_index(repo, cfg)
     except MemgitError as e:
         remote_log.record(cfg.state_dir, name, "pull", False, e.message)
         raise
     report = PullReport(name, transport.describe_url(url), fetched.objects, joined.rows(),
-                        joined.conflict_rows(), list(joined.consolidated))
+                        joined.conflict_rows(), list(joined.consolidated), purged)
     if report.conflicts:
         paths = sorted(p for c in report.conflicts for p in c["paths"])
         remote_log.record(cfg.state_dir, name, "pull", False,

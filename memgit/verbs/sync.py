@@ -115,6 +115,7 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
         with MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
             upgraded = len(bootstrap.upgrade(repo))  # a repo older than its skeleton
             led = ledger_cache.load(repo, cfg.state_dir)
+            by_hand = [] if opts.dry_run else _noticed(repo, cfg)
             listing = registry.scan(cfg)
             lengths = Lengths(cfg.state_dir, registry.length)
             work = select(listing.files, led, cfg, opts, now=now, length=lengths)
@@ -130,6 +131,7 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
                 if not _settled(repo, cfg):  # something moved since the last consolidation (a crash, a revert)
                     _after_commits(repo, cfg, result)
                     result.kept += repo.kept_edits  # consolidation records a person's edits first
+                _tell_noticed(repo, cfg, result, by_hand)
                 return result
             heuristic_run = cfg.extract_model == "heuristic"
             extract, name = _extractor(cfg)
@@ -158,6 +160,7 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             result.warnings += state.warnings
             _import_memory(repo, cfg, led, result)
             _after_commits(repo, cfg, result, consolidate=not state.stop)  # a model known unusable: next sync
+            _tell_noticed(repo, cfg, result, by_hand)
             if state.stop:
                 left = result.count("pending")
                 raise LLMError(f"{state.stop} (the session that met it is recorded as failed: once fixed, run "
@@ -211,6 +214,22 @@ def _named(unreadable: dict[str, str]) -> dict[str, str]:
     """Folders that could not be listed, and why, as memgit may print and record them."""
     return {f"{key.partition(':')[0]}:{safe_name(key.partition(':')[2])}": safe_text(why)
             for key, why in unreadable.items()}
+
+
+def _noticed(repo, cfg: Config) -> list[dict]:
+    from memgit.verbs import purge
+
+    return purge.noticed(repo, cfg)
+
+
+def _tell_noticed(repo, cfg: Config, result: SyncResult, found: list[dict]) -> None:
+    """Say which secrets got past the gate (a person's own commit), each with the `memgit purge` line that removes it."""
+    from memgit.verbs import purge
+
+    result.secrets = found
+    result.warnings += [f"a possible secret got into the history: {f['what']}; remove it with: {f['purge']}"
+                        for f in found]
+    purge.remember_noticed(repo, cfg, found)
 
 
 def _refused_warnings(refused: dict[str, str]) -> list[str]:
@@ -309,8 +328,12 @@ def ensure_repo(cfg: Config) -> bool:
     if bootstrap.has_main(cfg.repo_path):
         return False
     from memgit.resources import repo_template_files
+    from memgit.verbs.purge import start_noticing
 
-    return bootstrap.ensure(cfg.repo_path, repo_template_files(), author=cfg.author)
+    created = bootstrap.ensure(cfg.repo_path, repo_template_files(), author=cfg.author)
+    if created:
+        start_noticing(cfg)
+    return created
 
 
 class _SafeRecords(logging.Filter):

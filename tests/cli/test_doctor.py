@@ -229,7 +229,7 @@ def test_a_secret_in_the_history_fails_naming_its_kind_and_place_never_its_value
     everything = result.output + json.dumps(checks)
     assert TOKEN not in everything and AWS not in everything
     assert "github_token in file notes/deploy.md" in " ".join([checks["secrets"]["found"], *checks["secrets"]["details"]])
-    assert "memgit scan --help" in checks["secrets"]["fix"]
+    assert "memgit purge" in checks["secrets"]["fix"]
 
 
 # ---- sync failures --------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ memgit's `name = value` rules, then gitleaks' generic-api-key.
     rule.py      one Rule: keywords, pattern, judge        own.py      memgit's rules
     gitleaks.py  the vendored gitleaks.toml as Rules        re2.py      Go RE2 -> Python re
     judge.py     stand-ins, names in code, entropy          anchors.py  where matches lie vs keywords
-    keywords.py  every keyword's offsets in one pass
+    keywords.py  every keyword's offsets in one pass         named.py    values given to a secret's name
 """
 
 from __future__ import annotations

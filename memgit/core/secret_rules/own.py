@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 
 from memgit.core.secret_rules import gitleaks
-from memgit.core.secret_rules.judge import (is_placeholder, looks_literal, looks_passphrase, looks_secret,
-                                            shannon_entropy)
+from memgit.core.secret_rules.judge import is_placeholder, looks_literal, looks_secret, shannon_entropy
+from memgit.core.secret_rules.named import assignment, phrase_field, prose, spaced_password
+from memgit.core.secret_rules.named import text as _text
 from memgit.core.secret_rules.rule import Judge, Rule, Span
 
 _WORD_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
@@ -22,10 +23,6 @@ _WORD_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 def continues_word(raw: bytes, start: int) -> bool:
     """Whether the byte before `start` is part of a word (xghp_..., task-...)."""
     return start > 0 and raw[start - 1] in _WORD_CHARS
-
-
-def _text(raw: bytes, start: int, end: int) -> str:
-    return raw[start:end].decode("utf-8", "surrogatepass")
 
 
 def _span(m: re.Match[bytes], raw: bytes = b"") -> Span | None:
@@ -166,145 +163,6 @@ def _key_body_before(m: re.Match[bytes], raw: bytes) -> Span | None:
     lo = max(0, m.start() - 16384)
     body = _B64_LINES_BEFORE.search(raw, lo, m.start())
     return (body.start(), m.end()) if body and body.end() - body.start() >= 64 else None
-
-
-# ---- name = value ---------------------------------------------------------------------------
-
-_NAME_TAIL = re.compile(rb"[\w.-]{0,64}\Z")
-# what makes a *key* secret: api_key, access_key, private_key, secret_key, RAILS_MASTER_KEY
-_KEY_HEAD = re.compile(r"(?:api|access|private|secret|master|encryption|signing|client|account|license|app|application)"
-                       r"[_-]?\Z", re.IGNORECASE)
-_PASSWORD_WORDS = ("pass", "passwd", "password", "passphrase")
-_PROSE_STOP = frozenset("the a an your my our his her their for to of and or is be must should enter "
-                        "use new old user here with not no this that it".split())
-
-
-def _name(m: re.Match[bytes], raw: bytes) -> tuple[str, str] | None:
-    """The secret word of `name = value` and what precedes it in the name, if the name is a secret's."""
-    start = m.start("kw")
-    prefix = _NAME_TAIL.search(raw, max(0, start - 64), start).group().decode()  # type: ignore[union-attr]
-    word = _text(raw, start, m.end("kw"))
-    if word.lower() == "key":  # only api_key, apiKey, access_key, private_key, secret_key, ...
-        head = _KEY_HEAD.search(prefix)
-        if head is None:
-            return None
-        prefix, word = prefix[: head.start()], prefix[head.start() :] + word
-    bare = prefix.lstrip("-")
-    if word.lower() == "pass" and not bare.endswith(("_", "-", ".")):
-        return None  # bypass, compass, `--- PASS: TestFoo`; DB_PASS is fine
-    if not (
-        not bare
-        or bare.endswith(("_", "-", "."))
-        or (word[0].isupper() and bare[-1].isalnum())  # dbPassword, accessToken, clientSecret
-        or (bare + word).isupper()  # PGPASSWORD
-    ):
-        return None  # the secret word ends another word: mytoken
-    return prefix, word
-
-
-_WORDY = re.compile(r"[A-Za-z]+(?:[-_][A-Za-z0-9]+)+")  # my_secret_key, my-client-secret
-
-
-def _assignment(m: re.Match[bytes], raw: bytes) -> Span | None:
-    """Accept `name = value` when the name ends in a secret word and the value looks like a credential."""
-    named = _name(m, raw)
-    if named is None:
-        return None
-    prefix, word = named
-    if not m["sep"].strip() and not prefix.startswith("-"):
-        return None  # `token abc`: only a --flag is separated from its value by a space
-    group = "quoted" if m["quoted"] is not None else "bare"
-    s, e = m.span(group)
-    name_start = m.start("kw") - len(prefix)
-    if group == "bare" and raw[name_start - 1 : name_start] in (b"?", b"&"):
-        cut = re.search(rb"[&#]", raw[s:e])  # a URL's query: ?token=abc&page=2
-        e = s + cut.start() if cut else e
-    if group == "bare" and raw[e : e + 1] in (b"(", b"["):
-        return None  # a call or subscript: getpass(), os.environ["KEY"]
-    value = _text(raw, s, e)
-    if gitleaks.name_allowlist().search(raw, name_start, e) or value.lower() in gitleaks.stopwords():
-        return None  # public_token, csrf-token, ...; values gitleaks knows are public
-    password = word.lower().endswith(_PASSWORD_WORDS)
-    if looks_secret(value, min_entropy=0.0 if password else 2.5):
-        return s, e
-    # Written literally (quoted; an env or YAML line's value; NAME=value before a command): a
-    # credential whatever its entropy, unless a stand-in (judge.looks_literal). Bare values in code
-    # (`password = pw`) are names, and keep the entropy gate above.
-    sep, upper = m["sep"], (prefix + word).isupper()
-    at_line_end = raw[e : e + 1] in (b"", b"\n", b"\r") or raw[e : e + 2] == b"\\n"
-    literal = group == "quoted" or (at_line_end and (sep.strip() == b":" or upper)) or (sep == b"=" and upper)
-    if not literal:
-        return None
-    if password or word.lower().endswith("secret"):
-        if _WORDY.fullmatch(value) and word.lower() in value.lower():
-            return None  # client_secret="my-client-secret": the name again, a stand-in
-        return (s, e) if looks_literal(value, password=True) else None
-    # A token's or key's name is also given words in code ("input_token": "NextMarker", api_key="anything"):
-    # a value of letters alone is taken only for a password's or a secret's name.
-    return (s, e) if looks_secret(value) and looks_literal(value, password=False) else None
-
-
-# Words that describe a field rather than being its value (a passphrase is made of other words).
-_DESCRIBES = frozenset("password passwords passphrase secret key token optional required the user users "
-                       "default see vault keychain env environment variable set none".split())
-
-
-_PHRASE_END = _PROSE_STOP | frozenset("as in on at so then which from by if when after before".split())
-
-
-def _phrase_field(m: re.Match[bytes], raw: bytes) -> Span | None:
-    """`passphrase: orchid ember harbor thistle`: the words given to a password's name, up to the line's
-    end, a quote or a word of the sentence around it ("… as you asked"); 3 words at least when the
-    sentence goes on, 2 when the line or the quote ends there."""
-    s, e = m.span("secret")
-    words = raw[s:e].decode("utf-8", "surrogatepass").split(" ")
-    cut = next((i for i, w in enumerate(words) if w.lower() in _PHRASE_END), len(words))
-    ends_line = cut == len(words) and raw[e : e + 1] in (b"", b"\r", b"\n", b'"', b"'", b"`", b".", b",", b";", b")")
-    words = words[:cut]
-    if len(words) < (2 if ends_line else 3) or _DESCRIBES.intersection(w.lower() for w in words):
-        return None
-    value = " ".join(words)
-    if _name(m, raw) is None or not looks_passphrase(value):
-        return None
-    return s, s + len(value.encode())
-
-
-def _spaced_password(m: re.Match[bytes], raw: bytes) -> Span | None:
-    """`PASSWORD="correct horse battery staple"`: a quoted passphrase given to a password name."""
-    if _name(m, raw) is None:
-        return None
-    value = _text(raw, *m.span("secret"))
-    words = value.lower().split()
-    if len(words) < 2 or _PROSE_STOP.intersection(words) or not looks_passphrase(value):
-        return None
-    if _DESCRIBES.intersection(words):
-        return None  # `password: Optional password` (a docstring), `passphrase: see vault`
-    return m.span("secret")
-
-
-_CALL = re.compile(r"[A-Za-z_][\w.]*\([\w.,=]*\)")  # makeToken(), getenv(KEY)
-
-
-def _prose(m: re.Match[bytes], raw: bytes) -> Span | None:
-    """"the Postgres password is X", "my API key was `X`", "the database password (a passphrase)
-    is `a few plain words`": X when it reads as a credential."""
-    password = m["kw"].lower().startswith(b"pass")
-    if m["quoted"] is not None:  # quoted or in backticks: written as the value itself
-        s, e = m.span("quoted")
-        value = _text(raw, s, e)
-        if " " in value.strip():
-            words = value.lower().split()
-            return (s, e) if password and not _PROSE_STOP.intersection(words) and looks_passphrase(value) else None
-        return (s, e) if looks_secret(value) or looks_literal(value, password=password) else None
-    s, e = m.span("bare")
-    while e > s and raw[e - 1 : e] in b".,;:!?":
-        e -= 1
-    if raw[e - 1 : e] == b")" and raw.count(b"(", s, e) < raw.count(b")", s, e):
-        e -= 1  # "(the key is X)": the parenthesis closes the sentence, not the value
-    value = _text(raw, s, e)
-    if _CALL.fullmatch(value):
-        return None  # a call: "the token is makeToken()"
-    return (s, e) if looks_secret(value, min_entropy=0.0 if password else 3.5) else None
 
 
 def _rule(kind: str, keywords: str, pattern: str, judge: Judge = _token, *, fold: bool = False,
@@ -471,19 +329,19 @@ SPECIFIC: tuple[Rule, ...] = (
 
 GENERIC: tuple[Rule, ...] = (
     # `name = value` in env files, shell, JSON, YAML, code, URLs and --flags, for names ending in a
-    # secret word; led by that word, the rest of the name is judged in _assignment.
+    # secret word; led by that word, the rest of the name is judged in assignment.
     _rule("password_assignment", "pass", rf"(?P<kw>pass(?:word|wd|phrase)?){_ASSIGNED}",
-          _assignment, fold=True, bounded=False),
+          assignment, fold=True, bounded=False),
     _rule("password_assignment", "secret", rf"(?P<kw>secret(?:[_-]?key[_-]?base)?){_ASSIGNED}",  # client_secret
-          _assignment, fold=True, bounded=False),
-    _rule("password_assignment", "token", rf"(?P<kw>token){_ASSIGNED}", _assignment, fold=True, bounded=False),
+          assignment, fold=True, bounded=False),
+    _rule("password_assignment", "token", rf"(?P<kw>token){_ASSIGNED}", assignment, fold=True, bounded=False),
     _rule("password_assignment", "key", rf"(?P<kw>key){_ASSIGNED}",  # api_key, access_key, private_key
-          _assignment, fold=True, bounded=False),
+          assignment, fold=True, bounded=False),
     # A quoted passphrase with spaces given to a password name.
     _rule("password_assignment", "pass",
           rf"""(?P<kw>pass(?:word|wd|phrase)?)(?!\w){_Q}[ \t]*(?:=>|:=|[:=])[ \t]*\\{{0,3}}(?P<q>["'])"""
           r"""(?P<secret>[A-Za-z][A-Za-z' -]{4,62}[A-Za-z])\\{0,3}(?P=q)""",
-          _spaced_password, fold=True, bounded=False),
+          spaced_password, fold=True, bounded=False),
     # A value named in prose: "the Postgres password is X", "my API key was X" ("token: X" is an
     # assignment above).
     _rule("password_prose", "password passphrase passwd token secret api access private license",
@@ -491,10 +349,10 @@ GENERIC: tuple[Rule, ...] = (
           r"(?:[ \t]*\([^()\n]{1,40}\)|(?:[ \t]+(?!is\b|was\b)[\w./-]{1,24}){1,4}?)??"  # (a passphrase), for prod
           r"[ \t]+(?:is|was|would be|will be)[ \t]+(?:set to[ \t]+|now[ \t]+)?"
           r"""(?:(?P<q>["'`])(?P<quoted>[^"'`\n]{4,200})(?P=q)|[\"'`]?(?P<bare>[^\s\"'`]{6,256}))""",
-          _prose, fold=True),
+          prose, fold=True),
     # A passphrase given to a password name, unquoted, to the end of its line: `passphrase: a few words`.
     _rule("password_assignment", "pass",
           r"(?P<kw>pass(?:word|wd|phrase))(?!\w)[ \t]*[:=][ \t]*"
           r"(?P<secret>[a-z][a-z-]*(?:[ ][a-z][a-z-]*){1,7})",
-          _phrase_field, fold=True, bounded=False),
+          phrase_field, fold=True, bounded=False),
 )
