@@ -136,14 +136,21 @@ def _ask(cfg, todo) -> tuple[list, list]:
 @global_option
 @repo_option
 def edit(path, project, global_, repo_path) -> None:
-    """Open $EDITOR on a file of the scope (default MEMORY.md of the current project) and commit it.
+    """Open $EDITOR on a file of the scope (default memory_summary.md, what every session of the current
+    project is told) and commit it.
 
-    Example: memgit edit notes/2026-11-20-fridays.md --global
+    An edit of a file memgit rewrites (MEMORY.md, memory_summary.md, its skills) is kept as yours: a line
+    you add is pinned as your note and stays where you put it, a line you remove stays out, at every
+    consolidation; `git revert` of the edit commit undoes it.
+
+    Example: memgit edit MEMORY.md --project pinion
     """
-    from memgit.verbs.remember import commit_edit, edit_target
+    from memgit.verbs.remember import commit_edit, edit_target, how_kept
 
     cfg = load_config(repo_path)
     branch, path, head, text = edit_target(cfg, path, project=project, global_=global_)
+    click.echo(f"editing {branch}:{path}; {how_kept(path)}", err=True)
     new = click.edit(text, extension=".md", require_save=True)
     done = commit_edit(cfg, branch, path, head, new) if new is not None else None
-    click.echo(f"{done.sha[:8]} {done.subject}" if done else f"{branch}:{path} unchanged; nothing committed")
+    click.echo((f"{done.sha[:8]} {done.subject}" + (f"\n{done.kept}" if done.kept else "")) if done
+               else f"{branch}:{path} unchanged; nothing committed")

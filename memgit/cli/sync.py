@@ -84,6 +84,7 @@ def _sync_text(result) -> str:
                          f"{result.consolidation_error}")
         lines += [f"imported Claude Code memory {i['source']} onto {i['branch']}" for i in s["imported"]]
         lines += [f"joined {j['joined']} into {j['into']}: one repository ({j['remote']})" for j in s.get("joined", [])]
+        lines += [f"your edit: {k}" for k in result.kept]
         lines += [f"warning: {w}" for w in result.warnings]
         lines += _left_out_text(result)
         lines.append(f"read {s['read']}, extracted {s['extracted']}, skipped {s['skipped']}, "

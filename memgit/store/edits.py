@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 
 from dulwich.ignore import IgnoreFilter, IgnoreFilterManager
 from dulwich.objects import Blob
 
+from memgit.core import hand
+from memgit.core.ledger import format_message
 from memgit.core.vocab import PREFIX
 from memgit.errors import MemgitError
 from memgit.store.commits import RepoCommits
@@ -23,10 +26,16 @@ ALWAYS_IGNORED = (".DS_Store", "._*", "Thumbs.db", "desktop.ini", "*.swp", "*.sw
                   "\\#*#", ".idea/", ".vscode/")
 
 
+# git's own merges of the files memgit regenerates (a person's `git revert` of an edit commit, say) take
+# the lines of both sides instead of stopping at a conflict: the next consolidation rewrites them anyway.
+REGENERATED_MERGE = ("MEMORY.md merge=union", "memory_summary.md merge=union", "skills/*/SKILL.md merge=union")
+
+
 class RepoEdits(RepoCommits):
     """Recording a person's worktree edits as a commit of a MemoryRepo."""
 
     refused_edits: dict[str, str]
+    kept_edits: list[str]
 
     def record_edits(self) -> str | None:
         """Commit what a person changed in the checked-out branch's worktree; None when clean.
@@ -38,6 +47,7 @@ class RepoEdits(RepoCommits):
         Raises:
             MemgitError: the worktree is in the middle of a merge.
         """
+        self.kept_edits = []
         if self._worktree is None:
             return None
         with self._worktree.locked():
@@ -59,9 +69,57 @@ class RepoEdits(RepoCommits):
                 for p, c in sorted(changes.items())
             ]
             scope = branch.removeprefix(PREFIX)  # subjects name scopes: main, <slug>
-            subject = f"edit({scope}): {len(changes)} file(s) changed by hand"
-            message = subject + "\n\n" + "\n".join(listing)
+            what = f"{len(changes)} file(s) changed by hand"
+            trailers = self._keep(head.decode(), changes, listing)
+            message = format_message("edit", scope, what, body="\n".join(listing), trailers=trailers)
             return self._commit(branch, dict(changes), message, parent=head, base=head, allow_empty=False)
+
+    def keep_reverts_clean(self) -> None:
+        """Tell git (.git/info/attributes, never committed) to merge regenerated files by union."""
+        path = self.git_dir / "info" / "attributes"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            text = ""
+        missing = [line for line in REGENERATED_MERGE if line not in text.splitlines()]
+        if missing:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            lead = "" if not text or text.endswith("\n") else "\n"
+            path.write_text(text + lead + "# memgit: files it regenerates (a revert of a hand edit must not stop)\n"
+                            + "\n".join(missing) + "\n", encoding="utf-8")
+
+    def _keep(self, head: str, changes: dict, listing: list[str]) -> list[tuple[str, str]]:
+        """Read the person's edits of derived files as theirs (memgit.core.hand): add the records and
+        pinned notes to `changes`, say so in `listing` and `kept_edits`; return the trailers."""
+        self.kept_edits, trailers = [], []
+        now = time.gmtime()
+        notes = self.list(head, hand.NOTES_DIR)
+        for raw in sorted(changes):
+            path, change = os.fsdecode(raw), changes[raw]
+            old = (self.read(head, path) or b"").decode("utf-8", "replace")
+            if change is None or not hand.regenerated(path, old):
+                continue
+            kept = hand.keep(path, old, change[1].decode("utf-8", "replace"),
+                             stamp=time.strftime("%Y-%m-%d-%H%M%S", now), day=time.strftime("%Y-%m-%d", now),
+                             read=lambda p: _after(self, head, changes, p), pinned_notes=notes)
+            if kept is None:
+                continue
+            for extra, data in kept.changes.items():
+                changes[os.fsencode(extra)] = None if data is None else (0o100644, data)
+            listing.append(kept.describe(path))
+            self.kept_edits.append(kept.describe(path))
+            trailers += kept.trailers
+        if trailers:
+            self.keep_reverts_clean()
+        return trailers
+
+
+def _after(repo: RepoEdits, head: str, changes: dict, path: str) -> bytes | None:
+    """A file as the edit commit will have it."""
+    raw = os.fsencode(path)
+    if raw in changes:
+        return None if changes[raw] is None else changes[raw][1]
+    return repo.read(head, path)
 
 
 def worktree_edits(worktree: Worktree, head_tree: bytes) -> dict[bytes, tuple[int, bytes] | None]:

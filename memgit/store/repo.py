@@ -49,6 +49,7 @@ class MemoryRepo(RepoMerges):
         self._worktree = None if repo.bare else Worktree(repo, self._objects)
         self._root: str | None = None
         self.refused_edits: dict[str, str] = {}  # set by record_edits
+        self.kept_edits: list[str] = []  # set by record_edits: hand edits of derived files kept as the person's
 
     # -- opening -----------------------------------------------------------------------------
 

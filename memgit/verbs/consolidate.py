@@ -143,7 +143,7 @@ def _project(repo, cfg: Config, branch: str, force: bool) -> ConsolidateResult |
         n_notes = len(memory)
     finally:
         memory.close()
-    return commit(repo, cfg, branch, scope, head, c, n_notes=n_notes, fallback=fallback)
+    return commit(repo, cfg, branch, scope, head, c, n_notes=n_notes, fallback=fallback, force=force)
 
 
 def _global(repo, cfg: Config, force: bool) -> ConsolidateResult | None:
@@ -196,7 +196,7 @@ def _global(repo, cfg: Config, force: bool) -> ConsolidateResult | None:
     finally:
         across.close()
     n_notes = sum(n for _, n in counts.values())
-    return commit(repo, cfg, MAIN, MAIN, head, c, n_notes=n_notes, fallback=fallback, read=heads)
+    return commit(repo, cfg, MAIN, MAIN, head, c, n_notes=n_notes, fallback=fallback, read=heads, force=force)
 
 
 # ---- the verb behind `memgit consolidate` ------------------------------------------------

@@ -10,7 +10,7 @@ from memgit.config import Config
 from memgit.consolidate import _markdown, _validate, heuristic
 from memgit.consolidate.heuristic.briefing import plural
 from memgit.consolidate.heuristic.skills import MARKER
-from memgit.core import redact, tokens
+from memgit.core import hand, redact, tokens
 from memgit.core.ledger import format_message, one_line
 from memgit.core.model import Consolidation
 from memgit.verbs.consolidate_pending import KIND
@@ -67,10 +67,24 @@ class _Paths:
         return path in self.extra or (isinstance(path, str) and self.repo.exists(self.rev, path))
 
 
+def hand_records(repo, head: str) -> list[hand.Record]:
+    """The person's kept edits of the scope's derived files (hand/), oldest first."""
+    found = []
+    for path in sorted(repo.list(head, hand.HAND_DIR)):
+        record = hand.parse((repo.read(head, path) or b"").decode("utf-8", "replace")) if path.endswith(".md") else None
+        if record is not None:
+            found.append(record)
+    return found
+
+
 def commit(repo, cfg: Config, branch: str, scope: str, head: str, c: Consolidation, *, n_notes: int,
-            fallback: str, read: dict[str, str] | None = None) -> ConsolidateResult | None:
+            fallback: str, read: dict[str, str] | None = None, force: bool = False) -> ConsolidateResult | None:
     existing = _Paths(repo, head, {*OUTPUTS, *(f"skills/{n}/SKILL.md" for n in c.skills)})
     c = _validate.repair(c, existing)
+    records = hand_records(repo, head)
+    if records:  # the person's words win over the consolidator's
+        c = hand.applied(c, records)
+        repo.keep_reverts_clean()  # this clone too, whichever machine the edit was made on
     changes, removed = _changes(repo, head, c)
     n_learnings = _markdown.learnings(c.memory_md)
     summary_tokens = tokens.count_often(c.summary_md)
@@ -88,7 +102,8 @@ def commit(repo, cfg: Config, branch: str, scope: str, head: str, c: Consolidati
     trailers += [("Memgit-Read", f"{b} {sha}") for b, sha in sorted((read or {}).items())]
     message = format_message(KIND, scope, f"{plural(n_notes, 'note')}, {plural(n_learnings, 'learning')}",
                              body="\n".join(body), trailers=trailers)
-    sha = repo.commit(branch, changes, message, expected=head)
+    # Kept hand edits often leave the output as it is: the commit still records that it was read.
+    sha = repo.commit(branch, changes, message, expected=head, allow_empty=bool(records) and not force)
     if sha == head:
         return None  # byte-identical: nothing to commit
     return ConsolidateResult(branch, scope, sha, head, n_notes, n_learnings, c.consolidator, summary_tokens,

@@ -15,7 +15,7 @@ from memgit.core.vocab import MAIN
 
 KIND = "consolidate"  # a consolidate commit's subject: consolidate(<scope>): …
 # What a scope's consolidation reads (and writes: a hand edit of an output is consolidated again).
-INPUTS = ("sessions/", "notes/", "PROJECT.md", "MEMORY.md", "memory_summary.md", "skills/")
+INPUTS = ("sessions/", "notes/", "PROJECT.md", "MEMORY.md", "memory_summary.md", "skills/", "hand/")
 # What the global consolidation reads of a project branch.
 PROJECT_INPUTS = ("sessions/", "memory_summary.md", "PROJECT.md")
 

@@ -11,13 +11,14 @@ from datetime import datetime, timezone
 from collections.abc import Iterator
 
 from memgit.config import Config
-from memgit.core import redact, scopes, vocab
+from memgit.core import hand, redact, scopes, vocab
 from memgit.core.ledger import format_message, one_line
 from memgit.core.names import safe_label
 from memgit.errors import ConflictError, NotARepo, SecretFound, UsageError
 
 NOTES_DIR = "notes"
 MEMORY_FILE = "MEMORY.md"
+SUMMARY_FILE = "memory_summary.md"  # what `memgit edit` opens: what every session of the scope is told
 
 
 @dataclass(slots=True)
@@ -30,6 +31,7 @@ class Written:
     path: str
     subject: str
     already: bool = False  # nothing committed: the scope already holds this (remember's `path`)
+    kept: str = ""  # how a hand edit of a file memgit regenerates is kept (memgit.core.hand)
 
 
 @contextmanager
@@ -166,12 +168,12 @@ def _free_path(repo, branch: str, stem: str) -> str:
 
 
 def checked_path(path: str | None) -> str:
-    """A file path inside the scope's tree (MEMORY.md by default).
+    """A file path inside the scope's tree (memory_summary.md by default).
 
     Raises:
         UsageError: the path is absolute, climbs out, or names git's own directory.
     """
-    path = (path or MEMORY_FILE).replace(os.sep, "/").strip()
+    path = (path or SUMMARY_FILE).replace(os.sep, "/").strip()
     parts = [p for p in path.split("/") if p not in ("", ".")]
     if not parts or path.startswith("/") or ".." in parts or ".git" in parts:
         raise UsageError(f"{path!r} is not a file of a scope; give a path like MEMORY.md or notes/<file>.md")
@@ -212,13 +214,41 @@ def commit_edit(cfg: Config, branch: str, path: str, head: str | None, text: str
         if old == text.encode():
             return None
         scope = scope_label(branch)
-        message = format_message("edit", scope, f"{path} by hand", trailers=[("Memgit-Edit", path)])
+        changes: dict[str, bytes | None] = {path: text.encode()}
+        kept = _kept(repo, head, path, old, text, changes)
+        message = format_message("edit", scope, f"{path} by hand", body=kept.describe(path) if kept else "",
+                                 trailers=kept.trailers if kept else [("Memgit-Edit", path)])
         try:
-            sha = repo.commit(branch, {path: text.encode()}, message, expected=head)
+            sha = repo.commit(branch, changes, message, expected=head)
         except (SecretFound, ConflictError) as e:  # the person's words are kept to fix and commit again
             draft = _keep_draft(cfg, text)
             raise type(e)(f"{e.message}\nyour text is kept in {draft} (copy it in with `memgit edit`)") from e
-        return Written(sha, branch, scope, path, message.split("\n", 1)[0])
+        return Written(sha, branch, scope, path, message.split("\n", 1)[0], kept=kept.describe(path) if kept else "")
+
+
+def _kept(repo, head: str | None, path: str, old: bytes | None, text: str,
+          changes: dict[str, bytes | None]) -> hand.Kept | None:
+    """Read an edit of a file memgit regenerates as the person's (memgit.core.hand); add what keeps it to `changes`."""
+    before = (old or b"").decode("utf-8", "replace")  # a summary not written yet: the next consolidation writes it
+    if head is None or not hand.regenerated(path, before):
+        return None
+    now = time.gmtime()
+    kept = hand.keep(path, before, text, stamp=time.strftime("%Y-%m-%d-%H%M%S", now), day=time.strftime("%Y-%m-%d", now),
+                     read=lambda p: changes.get(p) if p in changes else repo.read(head, p),
+                     pinned_notes=repo.list(head, NOTES_DIR))
+    if kept is not None:
+        changes.update(kept.changes)
+        repo.keep_reverts_clean()
+    return kept
+
+
+def how_kept(path: str) -> str:
+    """What becomes of an edit of `path`, told before the editor opens."""
+    if hand.regenerated(path, hand.SKILL_MARK):
+        return (f"memgit rewrites {path} at every consolidation; your edit is kept as yours: a line you add "
+                + ("is pinned as your note and " if path in hand.PINNING else "")
+                + "stays where you put it, a line you remove stays out. `git revert` of the edit commit undoes it.")
+    return f"{path} is yours: memgit commits it as you leave it."
 
 
 def _keep_draft(cfg: Config, text: str) -> str:

@@ -130,6 +130,7 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
                 _import_memory(repo, cfg, led, result)
                 if not _settled(repo, cfg):  # something moved since the last consolidation (a crash, a revert)
                     _after_commits(repo, cfg, result)
+                    result.kept += repo.kept_edits  # consolidation records a person's edits first
                 _tell_noticed(repo, cfg, result, by_hand)
                 return result
             heuristic_run = cfg.extract_model == "heuristic"
@@ -141,6 +142,7 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             if work:
                 if repo.record_edits():
                     result.commits += 1
+                    result.kept += repo.kept_edits
                 result.warnings += _refused_warnings(repo.refused_edits)
                 if not heuristic_run:
                     from memgit import llm

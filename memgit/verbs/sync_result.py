@@ -36,6 +36,7 @@ class SyncResult:
     consolidated: list = field(default_factory=list)  # memgit.verbs.consolidate.ConsolidateResult
     consolidation_error: str = ""
     warnings: list[str] = field(default_factory=list)  # e.g. a file in the worktree left out: it holds a secret
+    kept: list[str] = field(default_factory=list)  # a person's edits of derived files, kept as theirs (core/hand.py)
     unreadable: dict[str, str] = field(default_factory=dict)  # project folders that could not be listed, and why
     imported: list = field(default_factory=list)  # memgit.verbs.import_memory.ImportResult, one per memory folder
     model_failures: int = 0  # sessions that failed because of the model (not of their transcript)
@@ -78,6 +79,7 @@ class SyncResult:
             "consolidated": [c.branch for c in self.consolidated],
             **({"consolidation_error": self.consolidation_error} if self.consolidation_error else {}),
             **({"warnings": self.warnings} if self.warnings else {}),
+            **({"kept_edits": self.kept} if self.kept else {}),
             **({"too_old": self.too_old} if self.too_old else {}),
             **({"joined": self.joined} if self.joined else {}),
             **({"looked_in": self.looked_in} if self.looked_in else {}),

@@ -174,8 +174,8 @@ def test_edit_commits_the_editor_change(memgit_cli, world, memory_path, editor, 
     monkeypatch.chdir(world)
     result = memgit_cli("edit")
     assert result.exit_code == 0, result.stderr
-    assert subjects(memory_path, "projects/pinion")[0] == "edit(pinion): MEMORY.md by hand"
-    assert "Edited by hand." in git(memory_path, "show", "projects/pinion:MEMORY.md")
+    assert subjects(memory_path, "projects/pinion")[0] == "edit(pinion): memory_summary.md by hand"  # what sessions are told
+    assert "Edited by hand." in git(memory_path, "show", "projects/pinion:memory_summary.md")
     editor("a new note\n")
     assert memgit_cli("edit", "notes/by-hand.md", "--global").exit_code == 0
     assert git(memory_path, "show", "main:notes/by-hand.md") == "a new note\n"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from memgit.core import hand
 from memgit.core.model import Consolidation, Note
 from memgit.core.scopes import Project
 from memgit.consolidate.heuristic import briefing, memory_md, scope, skills as skills_mod
@@ -41,8 +42,9 @@ def consolidate(notes: Memory | Notes, *, scope: str, project: Project | None,
     view = memory.view(singles=memory_md.MAX_SINGLES)
     found = skills_mod.find([c for c in view.clusters if c.superseded_by is None], slug=scope)
     infos = [(info.path, info) for info in memory.infos()]
-    memory_text = _project_memory(label, len(infos), view, found, pinned)
-    summary = briefing.project_summary(label, scope, project, infos, view.clusters, found, pinned, budget_tokens)
+    memory_text = _project_memory(label, len(infos), view, found, _told_apart(pinned, hand.MEMORY))
+    summary = briefing.project_summary(label, scope, project, infos, view.clusters, found,
+                                       _told_apart(pinned, hand.SUMMARY), budget_tokens)
     return Consolidation(memory_md=memory_text, summary_md=summary,
                          skills={s.name: skills_mod.render(s, label) for s in found}, consolidator=CONSOLIDATOR)
 
@@ -70,9 +72,16 @@ def consolidate_global(projects: Mapping[str, tuple[str, int]], memory: Memory, 
     projects' portable learnings, each note keyed "<branch>:<path>" (see `across`)."""
     shared = [c for c in memory.clusters() if scope.transfers(c)]
     shared.sort(key=lambda c: (-len(c.sources), c.type != "preference", *rank_key(c)))
-    return Consolidation(memory_md=_global_memory(projects, shared, pinned),
-                         summary_md=briefing.global_summary(projects, shared, pinned, budget_tokens),
+    return Consolidation(memory_md=_global_memory(projects, shared, _told_apart(pinned, hand.MEMORY)),
+                         summary_md=briefing.global_summary(projects, shared, _told_apart(pinned, hand.SUMMARY),
+                                                            budget_tokens),
                          consolidator=CONSOLIDATOR)
+
+
+def _told_apart(pinned: Sequence[tuple[str, str]], file: str) -> list[tuple[str, str]]:
+    """The pinned notes `file` lists: not those a person wrote into that very file by hand, which their
+    own line there already says (memgit.core.hand puts it back where they wrote it)."""
+    return [(path, text) for path, text in pinned if hand.origin(text) != file]
 
 
 def _project_memory(label: str, n_notes: int, view: View, found, pinned) -> str:
@@ -82,8 +91,8 @@ def _project_memory(label: str, n_notes: int, view: View, found, pinned) -> str:
         "",
         f"{briefing.plural(view.holding, 'learning')} from {briefing.plural(n_notes, 'session note')}, strongest "
         f"first in each topic{superseded}. {memory_md.TIER_LEGEND}",
-        "memgit rewrites this file on every consolidation: correct a learning in its session note "
-        "(sessions/), or pin your own words in notes/.",
+        "memgit rewrites this file on every consolidation and keeps your edits of it: a line you add is "
+        "pinned as your note, a line you remove stays out (`git revert` of your edit undoes it).",
     ]
     parts = ["\n".join(head), *memory_md.sections(view.clusters, left_out=view.left_out)]
     if found:
