@@ -7,6 +7,8 @@ import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+from memgit.sources.decode import loads_for
+
 _decoder = json.JSONDecoder()
 _WHITESPACE = " \t\r\n"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json pairs the valid ones: any left is alone
@@ -67,9 +69,9 @@ class JsonlRange:
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         f = self._f
+        loads = loads_for(f.seek(0, 2) - self.start)  # msgspec for a large read, when installed
         f.seek(self.start)
         pos = self.start
-        loads = json.loads
         for line in f:
             if line[-1:] != b"\n":  # the unterminated tail of the file
                 values, complete = split_objects(line)
