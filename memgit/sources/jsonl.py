@@ -7,6 +7,8 @@ import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+from memgit.sources.decode import loads_for
+
 _decoder = json.JSONDecoder()
 _WHITESPACE = " \t\r\n"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json pairs the valid ones: any left is alone
@@ -86,9 +88,9 @@ class JsonlRange:
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         f, limit = self._f, self._max
+        loads = loads_for(f.seek(0, 2) - self.start)  # msgspec for a large read, when installed
         f.seek(self.start)
         pos = self.start
-        loads = json.loads
         while line := f.readline(limit + 1):
             if len(line) > limit and line[-1:] != b"\n":  # never held whole: consumed in chunks, unread
                 size = rest_of_line(f, len(line))

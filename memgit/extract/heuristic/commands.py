@@ -14,7 +14,6 @@ from memgit.extract.heuristic.candidate import Candidate
 from memgit.extract.heuristic.filters import is_ephemeral, problem, scrub
 from memgit.extract.heuristic.session import Run, Session
 from memgit.extract.heuristic.shell import CATEGORIES, leading_dir, parse
-from memgit.extract.heuristic.text import units
 
 MAX_CHARS = 160
 _VERBS = {"test": "test", "lint": "lint", "format": "format", "typecheck": "type-check", "build": "build",
@@ -156,7 +155,7 @@ def advised(s: Session) -> list[Candidate]:
     for text in texts:
         if not _MAYBE_ADVICE.search(text):
             continue  # most answers advise nothing: not cut into units for this learner
-        for unit in units(text):
+        for unit in s.units(text):
             if not _MAYBE_ADVICE.search(unit.text):
                 continue
             for piece in _PIECES.split(unit.text):

@@ -17,7 +17,7 @@ from memgit.extract.heuristic.candidate import REASON, Candidate, concreteness, 
 from memgit.extract.heuristic.filters import drop_opener, problem, scrub
 from memgit.extract.heuristic.preferences import standing_rule, strip_filler
 from memgit.extract.heuristic.session import Session
-from memgit.extract.heuristic.text import clip, plain, sentence_case, units
+from memgit.extract.heuristic.text import Unit, clip, plain, sentence_case
 
 MAX_CHARS = 320
 _CHOICE = re.compile(
@@ -46,12 +46,12 @@ _LABEL = re.compile(r"^(?P<label>[A-Z][A-Za-z ]{2,20}):\s+(?P<rest>\S.*)$")
 def learn(s: Session) -> list[Candidate]:
     found: list[Candidate] = []
     for plan in s.plans:
-        found += _from_plan(plan, s.cwd)
+        found += _from_plan(plan, s)
     for exchange in s.exchanges:
         if exchange.said and exchange.kind in ("prompt", "queued", "rejection"):
-            found += _chosen_by_person(exchange.said)
+            found += _chosen_by_person(s.units(exchange.said))
         if exchange.answer:  # mid-turn the agent thinks aloud; its answer says what was chosen
-            found += _stated(exchange.answer, s.cwd, after_plan=exchange.kind == "plan")
+            found += _stated(s.units(exchange.answer), s.cwd, after_plan=exchange.kind == "plan")
     for summary in s.compactions:
         found += _from_compaction(summary)
     return found
@@ -64,11 +64,11 @@ def plan_title(plan: str) -> str | None:
     return None
 
 
-def _from_plan(plan: str, cwd: str | None) -> list[Candidate]:
+def _from_plan(plan: str, s: Session) -> list[Candidate]:
     title = plan_title(plan)
     goal, chosen = None, []
-    for unit in units(plan):
-        clean = scrub(unit.text, cwd)
+    for unit in s.units(plan):
+        clean = scrub(unit.text, s.cwd)
         if problem(clean) or fluff(clean) or (unit.heading and _PLAN_SKIP.search(unit.heading)):
             continue
         if monologue(clean) or hedged(clean) or len(clean) > MAX_CHARS:
@@ -86,9 +86,9 @@ def _from_plan(plan: str, cwd: str | None) -> list[Candidate]:
     return out
 
 
-def _chosen_by_person(said: str) -> list[Candidate]:
+def _chosen_by_person(said: tuple[Unit, ...]) -> list[Candidate]:
     out = []
-    for unit in units(said):
+    for unit in said:
         text = strip_filler(unit.text)
         if not _CHOICE.search(text) or not (REASON.search(text) or _USER_TRADEOFF.search(text)) or standing_rule(text) or len(text) > MAX_CHARS:
             continue
@@ -97,9 +97,9 @@ def _chosen_by_person(said: str) -> list[Candidate]:
     return out
 
 
-def _stated(text: str, cwd: str | None, *, after_plan: bool) -> list[Candidate]:
+def _stated(said: tuple[Unit, ...], cwd: str | None, *, after_plan: bool) -> list[Candidate]:
     out = []
-    for unit in units(text):
+    for unit in said:
         clean = drop_opener(scrub(unit.text, cwd))
         if not DECIDE.search(clean) or problem(clean) or fluff(clean) or not concreteness(clean) \
                 or monologue(clean) or hedged(clean):

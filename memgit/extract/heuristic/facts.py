@@ -17,7 +17,7 @@ from memgit.extract.heuristic.candidate import Candidate, concreteness, contrast
 from memgit.extract.heuristic.filters import drop_opener, problem, scrub
 from memgit.extract.heuristic.gotchas import DIAGNOSIS
 from memgit.extract.heuristic.session import Exchange, Session
-from memgit.extract.heuristic.text import sentence_case, units
+from memgit.extract.heuristic.text import Unit, sentence_case
 
 PER_TEXT = 3
 _STATE = re.compile(
@@ -52,9 +52,9 @@ def learn(s: Session) -> list[Candidate]:
         asked = bool(exchange.said) and _QUESTION.search(exchange.said) is not None
         for text in exchange.texts:
             final = text is exchange.answer
-            found += _stated(text, s.cwd, bonus=_bonus(exchange, final, asked, text is closing), mid=not final)
+            found += _stated(s.units(text), s.cwd, bonus=_bonus(exchange, final, asked, text is closing), mid=not final)
     for report in s.reports:  # a subagent's findings, as it reported them
-        found += _stated(report, s.cwd, bonus=0.25, mid=False)
+        found += _stated(s.units(report), s.cwd, bonus=0.25, mid=False)
     for summary in s.compactions:
         found += _from_compaction(summary)
     tools = {c.name for c in s.calls + s.side_calls if c.name}
@@ -72,9 +72,9 @@ def _bonus(x: Exchange, final: bool, asked: bool, closing: bool) -> float:
     return 0.75 * final + 0.75 * (final and asked) + 0.5 * closing + 0.25 * (final and x.correction)
 
 
-def _stated(text: str, cwd: str | None, *, bonus: float, mid: bool) -> list[Candidate]:
+def _stated(said: tuple[Unit, ...], cwd: str | None, *, bonus: float, mid: bool) -> list[Candidate]:
     scored = []
-    for unit in units(text):
+    for unit in said:
         clean = drop_opener(_FINDING_OPENER.sub("", scrub(unit.text, cwd)))
         if problem(clean) or fluff(clean) or monologue(clean) or hedged(clean) or clean.rstrip().endswith("?"):
             continue

@@ -26,7 +26,7 @@ from memgit.extract.heuristic.filters import drop_opener, is_ephemeral, problem,
 from memgit.extract.heuristic.session import Exchange, Run, Session, is_edit
 from memgit.extract.heuristic.shell import failed, program, verbatim
 from memgit.extract.heuristic.symptoms import symptom
-from memgit.extract.heuristic.text import clip, fit_sentences, sentence_case, units
+from memgit.extract.heuristic.text import Unit, clip, fit_sentences, sentence_case
 
 MAX_FIX = 320
 MAX_FLAGGED = 5  # of one answer's listed problems (the ranker's cap on gotchas still applies)
@@ -68,12 +68,12 @@ def learn(s: Session) -> list[Candidate]:
     found: list[Candidate] = []
     for exchange in s.exchanges:
         if exchange.said and exchange.kind in ("prompt", "queued") and _reports_trouble(exchange):
-            if candidate := _reported(exchange, s.cwd):
+            if candidate := _reported(exchange, s):
                 found.append(candidate)
-        found += _explained(exchange, s.cwd)
-        found += _diagnosed(exchange, s.cwd)
-        found += _admitted(exchange, s.cwd)
-        found += _flagged(exchange, s.cwd)
+        found += _explained(exchange, s)
+        found += _diagnosed(exchange, s)
+        found += _admitted(exchange, s)
+        found += _flagged(exchange, s)
     found += _from_runs(s.runs, s.calls)
     for summary in s.compactions:
         found += _from_compaction(summary)
@@ -88,19 +88,19 @@ def _reports_trouble(x: Exchange) -> bool:
     return len(x.said) <= MAX_REPORT and _TROUBLE.search(x.said) is not None
 
 
-def _symptom_of(x: Exchange) -> str:
+def _symptom_of(x: Exchange, s: Session) -> str:
     """The error the person pasted (its first meaningful line), else their own words about it."""
     if x.pasted and (found := symptom(x.pasted)):
         return f'"{found[0]}"'
-    said = [u.text for u in units(x.said)]
+    said = [u.text for u in s.units(x.said)]
     troubled = [t for t in said if _TROUBLE.search(t)] or said
     return clip(troubled[0], 160).rstrip(" .:;,") if troubled else ""
 
 
-def _fix_units(text: str, cwd: str | None) -> list[str]:
+def _fix_units(said: tuple[Unit, ...], cwd: str | None) -> list[str]:
     """The sentences of an answer that say what was wrong or what changed, best first, at most two."""
     scored = []
-    for unit in units(text):
+    for unit in said:
         clean = scrub(unit.text, cwd)
         if problem(clean) in (None, "narration") and not fluff(clean):
             clean = drop_opener(clean)
@@ -114,9 +114,9 @@ def _fix_units(text: str, cwd: str | None) -> list[str]:
     return [text for _, _, text in sorted(best, key=lambda t: t[1])]
 
 
-def _reported(x: Exchange, cwd: str | None) -> Candidate | None:
-    sym = scrub(_symptom_of(x), cwd)
-    fixes = _fix_units(x.answer, cwd)
+def _reported(x: Exchange, s: Session) -> Candidate | None:
+    sym = scrub(_symptom_of(x, s), s.cwd)
+    fixes = _fix_units(s.units(x.answer), s.cwd)
     if not sym or not fixes or is_ephemeral(sym):
         return None
     fix = fit_sentences(fixes, MAX_FIX)
@@ -127,14 +127,14 @@ def _reported(x: Exchange, cwd: str | None) -> Candidate | None:
     return Candidate("gotcha", text, score, "reported")
 
 
-def _explained(x: Exchange, cwd: str | None) -> list[Candidate]:
+def _explained(x: Exchange, s: Session) -> list[Candidate]:
     """A failed call, then the agent saying why: the cause sentence, led by the error."""
     out = []
     if not any(c.is_error or (c.command and failed(c.output, c.is_error)) for c in x.calls):
         return out
     for text in x.texts[:-1] if len(x.texts) > 1 else x.texts:
-        for unit in units(text):
-            clean = drop_opener(scrub(unit.text, cwd))
+        for unit in s.units(text):
+            clean = drop_opener(scrub(unit.text, s.cwd))
             if problem(clean) or fluff(clean) or not CAUSE.search(clean) or not concreteness(clean) \
                     or monologue(clean) or hedged(clean):
                 continue
@@ -150,16 +150,16 @@ DIAGNOSIS = re.compile(
 )
 
 
-def _diagnosed(x: Exchange, cwd: str | None) -> list[Candidate]:
+def _diagnosed(x: Exchange, s: Session) -> list[Candidate]:
     """The agent naming what was wrong ("That's the issue. When …", "The root cause is …")."""
     out = []
     for text in x.texts:
-        said = units(text)
+        said = s.units(text)
         for i, unit in enumerate(said):
             if not DIAGNOSIS.search(unit.text):
                 continue
             for candidate in (unit, *said[i + 1 : i + 2]):
-                clean = drop_opener(scrub(candidate.text, cwd))
+                clean = drop_opener(scrub(candidate.text, s.cwd))
                 if problem(clean) or fluff(clean) or not concreteness(clean) or hedged(clean) or monologue(clean):
                     continue
                 out.append(Candidate("gotcha", clean, 3.0 + 0.5 * reasoned(clean) + 0.25 * concreteness(clean),
@@ -177,17 +177,17 @@ _APOLOGY = re.compile(r"^(?:my (?:apologies|bad|mistake)|(?:I'?m )?sorry|oops)\W
 _REMEDY = re.compile(r"^(?:I'?ll|I will|I'?m going to|let me|now I'?ll)\s+(?:now\s+|instead\s+)?", re.I)
 
 
-def _admitted(x: Exchange, cwd: str | None) -> list[Candidate]:
+def _admitted(x: Exchange, s: Session) -> list[Candidate]:
     """The agent owning up to a mistake of its own ("I misread the `ls` output and thought …"): what
     it got wrong, and what it does instead — the next session should not repeat it."""
     out = []
     for text in x.texts:
-        said = [u for u in units(text) if not _APOLOGY.match(u.text.strip())]
+        said = [u for u in s.units(text) if not _APOLOGY.match(u.text.strip())]
         for i, unit in enumerate(said):
             if not _ADMISSION.search(unit.text):
                 continue
-            wrong = scrub(unit.text, cwd)
-            remedy = next((scrub(_REMEDY.sub("", u.text), cwd) for u in said[i + 1 : i + 3] if _REMEDY.match(u.text)), "")
+            wrong = scrub(unit.text, s.cwd)
+            remedy = next((scrub(_REMEDY.sub("", u.text), s.cwd) for u in said[i + 1 : i + 3] if _REMEDY.match(u.text)), "")
             statement = f"Mistake: {wrong.rstrip(' .')}." + (f" Instead: {sentence_case(remedy)}" if remedy else "")
             if concreteness(statement) and not problem(statement) and not hedged(wrong):
                 out.append(Candidate("gotcha", statement, 2.5 + 0.25 * concreteness(statement), "admitted"))
@@ -202,16 +202,16 @@ _FLAGGED = re.compile(r"(?:^|:\s)(?:issue|problem|risk|weakness|bug|vulnerabilit
 _NEXT_LABEL = re.compile(r",?\s+(?:impact|effect|evidence|recommendation|fix|solution|suggestion|why):\s", re.I)
 
 
-def _flagged(x: Exchange, cwd: str | None) -> list[Candidate]:
+def _flagged(x: Exchange, s: Session) -> list[Candidate]:
     """The problems the agent's answer lists as such (a code review's `Issue:` items), under their
     topic: known weaknesses of the code the next session should not rediscover."""
     out = []
-    for unit in units(x.answer):
+    for unit in s.units(x.answer):
         match = _FLAGGED.search(unit.text)
         if match is None:
             continue
         topic, finding = unit.text[: match.start()].strip(" :"), _NEXT_LABEL.split(match.group("finding"), 1)[0]
-        clean = scrub(f"{topic}: {finding}" if topic else finding, cwd).rstrip(" ,;") + "."
+        clean = scrub(f"{topic}: {finding}" if topic else finding, s.cwd).rstrip(" ,;") + "."
         clean = clean[:-1] if clean.endswith("..") else clean
         if concreteness(clean) and not problem(clean) and not hedged(clean) and not monologue(clean):
             out.append(Candidate("gotcha", clean, 3.0 + 0.25 * concreteness(clean), "flagged"))

@@ -21,7 +21,7 @@ from memgit.core.model import HARNESS, ToolCall, Transcript
 from memgit.extract.tools import is_edit
 from memgit.extract.tools import kind as tool_kind
 from memgit.extract.heuristic import shell
-from memgit.extract.heuristic.text import clean_user_text, own_words
+from memgit.extract.heuristic.text import Unit, clean_user_text, own_words, units
 
 # A prompt with nothing in it: a redacted capture, a warm-up, dots.
 _PLACEHOLDER = re.compile(r"^(?:\[REDACTED[^\]]*\]|warmup|\.+|\s*)$", re.I)
@@ -77,6 +77,14 @@ class Session:
     last_user_kind: str = ""
     tail_start: int = 0  # index in `calls` of the first call after the last prompt
     cwd: str | None = None
+    _units: dict[str, tuple[Unit, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def units(self, text: str) -> tuple[Unit, ...]:
+        """`text` cut into units once per session: every learner reads the same units of an answer."""
+        cut = self._units.get(text)
+        if cut is None:
+            cut = self._units[text] = tuple(units(text))
+        return cut
 
     @property
     def requests(self) -> list[Exchange]:

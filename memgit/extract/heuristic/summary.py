@@ -18,7 +18,7 @@ from memgit.extract.heuristic.decisions import plan_title
 from memgit.extract.heuristic.filters import problem, scrub
 from memgit.extract.heuristic.preferences import standing_rule, strip_filler
 from memgit.extract.heuristic.session import Session, is_edit
-from memgit.extract.heuristic.text import clip, fit_sentences, sentence_case, units, words
+from memgit.extract.heuristic.text import clip, fit_sentences, sentence_case, words
 
 MAX_TITLE = 72
 # A log line pasted into the request's sentence ("warnings in the log: [WARNING] x.go: … dropped 7220001
@@ -65,7 +65,7 @@ def title(s: Session, source_title: str | None) -> str:
     for request in s.requests:
         if _GREETING.match(request.said) or len(words(request.said)) < 2:
             continue
-        said = [u.text for u in units(request.said)]
+        said = [u.text for u in s.units(request.said)]
         # A standing rule stated first ("Never use emoji. Fix the sync.") is not what the session is about.
         opening = next((x for x in said if not standing_rule(x)), said[0] if said else "")
         asked = strip_filler(scrub(opening, s.cwd)).rstrip("?.!:")
@@ -91,7 +91,7 @@ def outcome(s: Session) -> tuple[str, str]:
         return "partial", "with the user interrupting"
     if _USER_NEGATIVE.search(last_prompt) and not any(r.ok for r in tail_runs):
         return "fail", "with the user reporting it still did not work"
-    opening = next(iter(units(last_prompt)), None)
+    opening = next(iter(s.units(last_prompt)), None)
     opening_text = opening.text if opening else ""
     short_praise = len(words(last_prompt)) <= 12 or len(words(opening_text)) <= 6
     if _USER_POSITIVE.search(opening_text if len(words(last_prompt)) > 12 else last_prompt) and short_praise \
@@ -123,7 +123,7 @@ def paragraph(s: Session, ended: tuple[str, str]) -> str:
         if first.kind == "plan":
             asked = f"implement the plan \"{plan_title(first.said) or 'given'}\""
         else:
-            asked = strip_filler(fit_sentences([u.text for u in units(first.said)][:2], 220))
+            asked = strip_filler(fit_sentences([u.text for u in s.units(first.said)][:2], 220))
         asked = clip(scrub(_LOG_LINE.sub(" (a log line)", asked), s.cwd), 220).rstrip(".")
         if re.match(r"[A-Z][a-z]", asked):
             asked = asked[0].lower() + asked[1:]
@@ -143,7 +143,7 @@ def paragraph(s: Session, ended: tuple[str, str]) -> str:
 def _closing(s: Session) -> str:
     """What the agent's closing summary says was done: its concrete statements, in order."""
     kept = []
-    for unit in units(s.closing):
+    for unit in s.units(s.closing):
         text = scrub(unit.text, s.cwd)
         text = re.sub(r"^(?:perfect|great|excellent|done|good|ok(?:ay)?|yes)[!.,]\s+", "", text, flags=re.I)
         if problem(text) or fluff(text) or not concreteness(text):
