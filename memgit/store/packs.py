@@ -61,17 +61,10 @@ def _write(store, count: int, records: Iterator[UnpackedObject]) -> str:
             except FileNotFoundError:
                 pass
         raise
-    _fsync_dir(pack_dir)  # the renames outlive a power cut before any ref names the objects
+    # No fsync of the folder: as for loose objects before, the journal keeps renames in order, so a
+    # ref renamed after this is never on disk without the pack (and each of its files was fsynced).
     store.packs  # noqa: B018 - the property rescans the pack directory: the new pack is read from now on
     return os.path.basename(base)
-
-
-def _fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def pack_sizes(store) -> dict[str, int]:
