@@ -40,6 +40,7 @@ SCRIPTS = {
     "search_eval": "bench_search_eval.py",
     "prompt_hook": "bench_prompt_hook.py",
     "scale": "bench_scale.py",
+    "packs": "bench_packs.py",
 }
 SCRIPTS = {name: script for name, script in SCRIPTS.items() if (HERE / script).exists()}
 

@@ -55,6 +55,17 @@ def git(repo: Path, *args: str, check: bool = True) -> str:
     return result.stdout
 
 
+def unpack(repo: Path) -> None:
+    """Turn the repository's packs into one loose file per object, as memgit wrote them before it
+    wrote packs: what the tests that tear or delete one object's file need."""
+    pack_dir = repo / ".git" / "objects" / "pack"
+    for pack in sorted(pack_dir.glob("*.pack")):
+        data = pack.read_bytes()
+        for part in pack_dir.glob(pack.stem + ".*"):
+            part.unlink()
+        subprocess.run(["git", "-C", str(repo), "unpack-objects", "-q"], input=data, check=True, capture_output=True)
+
+
 def fsck(repo: Path) -> None:
     """Assert `git fsck --strict` finds nothing wrong."""
     result = subprocess.run(

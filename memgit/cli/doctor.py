@@ -1,4 +1,7 @@
-"""`memgit doctor`: every check on one line, the fix under each problem."""
+"""`memgit doctor`: every check on one line, the fix under each problem; `memgit gc`: the repository packed.
+
+gc is its own command, not `doctor --fix`: doctor reports and repairs only what a crash leaves (lock
+files); packing rewrites the object store, takes the sync lock and may take a while, as `git gc` does."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import sys
 
 import click
 
-from memgit.cli.app import cli, emit, json_option, repo_option
+from memgit.cli.app import cli, emit, json_option, load_config, repo_option
 
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
 FAILED_EXIT = 1  # a check failed; warnings alone exit 0
@@ -51,3 +54,28 @@ def render(report) -> str:
     warned = sum(c.status == "warn" for c in report.checks)
     lines.append(f"{failed} failed, {warned} warning(s)" if failed or warned else "all checks passed")
     return "\n".join(lines)
+
+
+@cli.command()
+@repo_option
+@json_option
+def gc(repo_path, as_json) -> None:
+    """Pack the repository's loose objects and merge its packs into one.
+
+    A sync writes packs and merges its small ones itself; a repository an older memgit wrote holds
+    one file per object, and `memgit gc` packs them (the new pack is on disk before any file goes).
+    Unreachable objects are kept. Waits for a running sync.
+
+    Example: memgit gc --json
+    """
+    from memgit.verbs import gc as verb
+
+    result = verb.run(load_config(repo_path))
+    before, after = result.before, result.after
+    if result.packed or result.merged:
+        text = (f"packed {result.packed} loose object(s) and {result.merged} pack(s) into one: "
+                f"{before['loose']} loose, {before['packs']} pack(s) before; {after['loose']} loose, "
+                f"{after['packs']} pack(s) now")
+    else:
+        text = f"nothing to pack: {after['loose']} loose object(s), {after['packs']} pack(s)"
+    emit(as_json, result.as_dict(), text)

@@ -2,6 +2,8 @@
 gate, write it, and publish it by compare-and-swap of its branch (retrying a lost race).
 
 When the branch written is the checked-out one, the worktree follows (worktree.py, DESIGN §3).
+Inside `batch()` commits are published together: their objects as one pack, fsynced once, then
+each branch moved once; reads through this repository see them at once.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ import os
 import random
 import stat
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from types import EllipsisType
 
 from dulwich.file import FileLocked
@@ -19,6 +22,7 @@ from dulwich.objects import Blob, Commit, Tree
 from dulwich.refs import check_ref_format
 
 from memgit.errors import ConflictError, MemgitError
+from memgit.store.batch import BATCH_COMMITS, BATCH_SECONDS, Batch, Changes, Made
 from memgit.store.gate import Gate, gate_commit
 from memgit.store.objects import Staging, tree_diff
 from memgit.store.reads import RepoReads
@@ -26,9 +30,6 @@ from memgit.store.worktree import Worktree
 
 _FILE = stat.S_IFREG | 0o644
 _STALE_LOCK = 2.0  # seconds: live writers hold a ref or object lock for milliseconds
-
-# {path: (mode or None to keep the current one, content) or None to delete}
-Changes = dict[bytes, tuple[int | None, bytes] | None]
 
 
 class RepoCommits(RepoReads):
@@ -39,6 +40,80 @@ class RepoCommits(RepoReads):
     extra_patterns: Sequence[str]
     _worktree: Worktree | None
 
+    @contextmanager
+    def batch(self, *, size: int = BATCH_COMMITS, seconds: float = BATCH_SECONDS) -> Iterator[None]:
+        """Publish the commits made inside together: their objects as one pack fsynced once, then each
+        branch moved once by compare-and-swap (the worktree following). This repository's reads see
+        them at once; other processes when the batch is flushed: every `size` commits or `seconds`,
+        at a read that goes to the disk (history, `git log`), and at the end, an exception's too.
+
+        A kill -9 loses the commits not yet flushed, never leaves half of one: the sessions they
+        recorded stay pending and the next sync makes them again. For commits whose content does not
+        depend on the rest of their branch (a session's note, a ledger commit): when another process
+        moved a branch meanwhile, they are made again on top of it.
+        """
+        if self._batch is not None:
+            yield
+            return
+        self._batch = Batch(size, seconds)
+        self._objects.pending = {}
+        try:
+            yield
+        finally:
+            try:
+                self.flush()
+            finally:
+                self._batch = None
+                self._objects.pending = None
+
+    def flush(self) -> None:
+        """Publish the open batch's commits: one pack, fsynced, then each branch moved once."""
+        batch = self._batch
+        if batch is None or not batch.heads:
+            return
+        self._batch = None  # the moves, and commits made again, go straight to the disk
+        try:
+            self._objects.write_pending()
+            self._objects.pending = None
+            for branch, (old, new) in batch.heads.items():
+                made = batch.made[branch]
+                subject = made[-1].message.split("\n", 1)[0]
+                if len(made) > 1:
+                    subject = f"{len(made)} commits, the last: {subject}"
+                self._move_or_remake(branch, old, new, subject, made)
+        finally:
+            self._objects.pending = {}
+            batch.heads.clear()
+            batch.made.clear()
+            self._batch = batch
+
+    def _move_or_remake(self, branch: str, old: bytes | None, new: bytes, subject: str, made: list[Made]) -> None:
+        """Move branch from old to new; when another process moved it meanwhile, make the commits again."""
+        patience = time.monotonic() + _STALE_LOCK + 2  # a ref lock a killed writer left clears after _STALE_LOCK
+        attempt = 0
+        while True:
+            try:
+                self._move(branch, old, new, subject)
+                return
+            except ConflictError as e:
+                if self._head(branch) != old:
+                    break
+                attempt = _wait_or_raise(e, attempt, patience)
+        for m in made:
+            attempt = 0
+            while True:
+                head = self._head(branch)
+                try:
+                    if m.changes is None:
+                        if head is None:
+                            self._move(branch, None, m.base, "branch: created from " + m.base.decode())
+                    else:
+                        self._commit(branch, m.changes, m.message, parent=head, base=head or m.base,
+                                     allow_empty=m.allow_empty, merged=m.merged, author_time=m.author_time)
+                    break
+                except ConflictError as e:
+                    attempt = _wait_or_raise(e, attempt, patience)
+
     def commit(
         self,
         branch: str,
@@ -48,6 +123,7 @@ class RepoCommits(RepoReads):
         expected: str | None | EllipsisType = ...,
         create_from: str | None = None,
         allow_empty: bool = False,
+        author_time: int | None = None,
     ) -> str:
         """Commit {path: content or None to delete} on top of branch; return the new head.
 
@@ -57,6 +133,8 @@ class RepoCommits(RepoReads):
             create_from: fork a missing branch from this commit or branch.
             allow_empty: commit even when nothing changes (ledger commits); otherwise such a
                 commit writes nothing and returns the current head.
+            author_time: the author date (seconds since the epoch): when what the commit records
+                happened, a session's end; the committer date is always now.
 
         Raises:
             ConflictError: the branch moved (or appeared) meanwhile; rebuild and retry.
@@ -80,7 +158,7 @@ class RepoCommits(RepoReads):
                 raise MemgitError(f"cannot fork {branch} from {create_from}: no such commit")
         encoded = {p.encode(): None if d is None else (None, d) for p, d in changes.items()}
         return self._commit(
-            branch, encoded, message, parent=parent, base=base, allow_empty=allow_empty
+            branch, encoded, message, parent=parent, base=base, allow_empty=allow_empty, author_time=author_time
         )
 
     def commit_with_retry(
@@ -91,6 +169,7 @@ class RepoCommits(RepoReads):
         create_from: str | None = None,
         allow_empty: bool = False,
         attempts: int = 20,
+        author_time: int | None = None,
     ) -> str:
         """Commit build(head)'s (changes, message), rebuilding from the fresh head on a race.
 
@@ -107,7 +186,7 @@ class RepoCommits(RepoReads):
             try:
                 return self.commit(
                     branch, changes, message, expected=head,
-                    create_from=create_from, allow_empty=allow_empty,
+                    create_from=create_from, allow_empty=allow_empty, author_time=author_time,
                 )  # fmt: skip
             except ConflictError:
                 attempt += 1
@@ -152,9 +231,11 @@ class RepoCommits(RepoReads):
     def _commit(
         self, branch: str, changes: Changes, message: str, *,
         parent: bytes | None, base: bytes | None, allow_empty: bool, merged: bytes | None = None,
+        author_time: int | None = None,
     ) -> str:  # fmt: skip
         """Build, gate, write and publish one commit whose first parent is `base` (and second
-        `merged`: a merge commit, made even when the tree does not change)."""
+        `merged`: a merge commit, made even when the tree does not change). Its author date is
+        `author_time` when given (when what it records happened), its committer date now."""
         base_tree = self._objects[base].tree if base else None
         staging = Staging(self._objects)
         edits, gated = [], {}
@@ -174,22 +255,37 @@ class RepoCommits(RepoReads):
                 gated[os.fsdecode(path)] = data
         if not edits and not allow_empty and merged is None:
             if parent is None and base is not None:  # a fork without changes: just the branch
-                self._publish(branch, None, base, f"branch: created from {base.decode()}")
+                if self._batch is not None:
+                    self._batch.add(branch, None, base, Made(None, "", base, False, None, None))
+                else:
+                    self._publish(branch, None, base, f"branch: created from {base.decode()}")
             return (base or b"").decode()
         message = gate_commit(self.gate, gated, message, branch, self.extra_patterns)
         tree_id = commit_tree_changes(staging, base_tree or Tree(), edits)
         c = Commit()
         c.tree, c.parents = tree_id, ([base] if base else []) + ([merged] if merged else [])
         c.author = c.committer = self.author.encode()
-        c.author_time = c.commit_time = int(time.time())
+        c.commit_time = int(time.time())
+        c.author_time = c.commit_time if author_time is None else author_time
         c.author_timezone = c.commit_timezone = 0
         c.message = message.encode()
         staging.add_object(c)
         staging.flush()
-        self._publish(branch, parent, c.id, message.split("\n", 1)[0])
+        if self._batch is not None:
+            self._batch.add(branch, parent, c.id, Made(changes, message, base, allow_empty, merged, author_time))
+            if self._batch.full():
+                self.flush()
+        else:
+            self._publish(branch, parent, c.id, message.split("\n", 1)[0])
         return c.id.decode()
 
     def _publish(self, branch: str, old: bytes | None, new: bytes, subject: str) -> None:
+        """Move refs/heads/<branch> from old to new by compare-and-swap (worktree follows), after
+        publishing an open batch's commits (`new` may name one)."""
+        self._settle()
+        self._move(branch, old, new, subject)
+
+    def _move(self, branch: str, old: bytes | None, new: bytes, subject: str) -> None:
         """Move refs/heads/<branch> from old to new by compare-and-swap (worktree follows)."""
         ref = b"refs/heads/" + branch.encode()
         reflog = b"memgit: " + subject.encode()
@@ -210,6 +306,14 @@ class RepoCommits(RepoReads):
             moved = cas()
         if not moved:
             raise ConflictError(f"branch {branch} moved while committing; retry")
+
+
+def _wait_or_raise(lost: ConflictError, attempt: int, patience: float) -> int:
+    """Back off before another try at a lost race; raise it once past `patience`."""
+    if time.monotonic() > patience:
+        raise lost
+    time.sleep(random.uniform(0.5, 1.5) * min(0.001 * 2 ** (attempt + 1), 0.05))
+    return attempt + 1
 
 
 def _clear_stale_lock(lockfile: str | bytes) -> None:

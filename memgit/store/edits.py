@@ -50,6 +50,7 @@ class RepoEdits(RepoCommits):
         self.kept_edits = []
         if self._worktree is None:
             return None
+        self._settle()  # the worktree is compared with the head on disk
         with self._worktree.locked():
             self._worktree.recover()
             branch = self.checked_out()

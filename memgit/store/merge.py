@@ -44,6 +44,7 @@ class RepoMerges(RepoEdits):
         """
         from dulwich.graph import find_merge_base
 
+        self._settle()
         a, b = self._resolve(ours), self._resolve(theirs)
         if a is None or b is None:
             raise MemgitError(f"no commit {ours if a is None else theirs} in {self.path}")

@@ -1,20 +1,21 @@
 """The object store: parsed trees and commits kept for reuse, trees compared, new objects staged.
 
 A commit is built in a `Staging` view first, so the gate can refuse it before a single object
-reaches the disk; then its objects are written loose, each durable before any ref names it.
+reaches the disk; then its objects are written as one pack (packs.py), durable before any ref
+names it, or held with a batch's others until the batch's one pack is written (commits.py).
 """
 
 from __future__ import annotations
 
-import os
 import stat
-import tempfile
 import zlib
 from collections.abc import Iterator
 from typing import NamedTuple
 
 from dulwich.errors import ChecksumMismatch, FileFormatException
 from dulwich.objects import Blob, Commit, ShaFile, Tree
+
+from memgit.store.packs import MAX_PACKS, compact, write_pack
 
 # What dulwich raises reading a torn or garbled object file (TypeError: a loose file cut to one byte).
 UNREADABLE = (KeyError, ValueError, OSError, FileFormatException, ChecksumMismatch, zlib.error, TypeError)
@@ -61,9 +62,13 @@ class Objects:
     def __init__(self, store):
         self.store = store
         self._kept: dict[bytes, ShaFile] = {}
+        # A batch's objects, not on disk yet (commits.py): read from here until its pack is written.
+        self.pending: dict[bytes, ShaFile] | None = None
 
     def __getitem__(self, sha: bytes) -> ShaFile:
         obj = self._kept.get(sha)
+        if obj is None and self.pending:
+            obj = self.pending.get(sha)
         if obj is None:
             obj = self.store[sha]
             if not isinstance(obj, Blob):
@@ -71,7 +76,29 @@ class Objects:
         return obj
 
     def __contains__(self, sha: bytes) -> bool:
-        return sha in self._kept or sha in self.store
+        return sha in self._kept or bool(self.pending) and sha in self.pending or sha in self.store
+
+    def write(self, objects: list[ShaFile]) -> None:
+        """Write one commit's new objects: as a pack now, or into the batch's pack when one is open."""
+        if self.pending is not None:
+            self.pending.update((o.id, o) for o in objects)
+        else:  # a commit retried after a lost race has its objects on disk already: no pack again
+            if write_pack(self.store, [o for o in objects if o.id not in self.store]):
+                compact(self.store, max_packs=4 * MAX_PACKS)  # many commits: lookups stay few packs deep
+        for obj in objects:
+            if not isinstance(obj, Blob):
+                self.keep(obj)
+
+    def write_pending(self) -> None:
+        """Write the batch's objects as one pack (durable on return); the batch stays open."""
+        if self.pending:
+            try:
+                write_pack(self.store, self.pending.values())
+            except BaseException:
+                self._kept.clear()  # it may hold objects that never reached the disk
+                raise
+            self.pending = {}
+            compact(self.store, max_packs=4 * MAX_PACKS)
 
     def keep(self, obj: ShaFile) -> None:
         if len(self._kept) >= 512:  # a commit needs ~10; a 10k-note scan ~200
@@ -125,7 +152,7 @@ class Staging:
     """A view of the objects where new ones stay in memory until flush().
 
     Everything a commit needs is built here first, so the gate can refuse it before a single
-    object reaches the disk; then the objects are written loose, children before parents.
+    object reaches the disk; then the objects are written together, as one pack.
     """
 
     def __init__(self, objects: Objects):
@@ -145,50 +172,4 @@ class Staging:
         self._new[obj.id] = obj
 
     def flush(self) -> None:
-        for obj in self._new.values():
-            write_loose(self._objects.store, obj)
-            if not isinstance(obj, Blob):
-                self._objects.keep(obj)
-
-
-def write_loose(store, obj: ShaFile) -> None:
-    """Write one loose object: into a temporary file beside it, then renamed into place.
-
-    Not dulwich's add_object: when its write fails (a full disk) it leaves its lock file behind,
-    and a half-closed file whose cleanup fails again at garbage collection, printing a traceback.
-    Here a failed write leaves nothing and raises its OSError. The temporary name starts with
-    `tmp_obj_` as git's own do: `git fsck` passes over one a kill -9 left, and `git gc` prunes it.
-    Two processes writing the same object at once both succeed: the bytes are the same.
-    """
-    hexsha = obj.id.decode("ascii")
-    directory = os.path.join(store.path, hexsha[:2])
-    path = os.path.join(directory, hexsha[2:])
-    try:
-        os.utime(path, None)  # there already: freshened, as git does (gc prunes by age)
-        return
-    except FileNotFoundError:
-        pass
-    except PermissionError:
-        return  # there, and owned by another user of a shared repository: the content is the same
-    os.makedirs(directory, exist_ok=True)
-    data = obj.as_legacy_object(compression_level=store.loose_compression_level)
-    fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=directory)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            if store.fsync_object_files:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.chmod(tmp, 0o444)  # loose objects are read-only, as git makes them
-        os.replace(tmp, path)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        if isinstance(e, OSError) and e.filename is None:
-            e.filename = path  # os.write names no file: say which object could not be written
-        raise
+        self._objects.write(list(self._new.values()))

@@ -21,6 +21,7 @@ from dulwich.repo import Repo
 from memgit.core.ledger import CommitInfo
 from memgit.core.vocab import MAIN
 from memgit.errors import MemgitError
+from memgit.store.batch import Batch
 from memgit.store.gitlog import commit_info, git_log
 from memgit.store.objects import Objects, StoredObject, every_object, tree_diff
 from memgit.store.worktree import checked_out
@@ -35,16 +36,30 @@ class RepoReads:
     _repo: Repo
     _objects: Objects
     _root: str | None
+    _batch: Batch | None  # commits.py: commits made and not yet published, read here as if they were
+
+    def flush(self) -> None:
+        """Publish an open batch's commits (commits.py)."""
+
+    def _settle(self) -> None:
+        """Publish an open batch's commits before a read that goes to the disk (git, dulwich's walker)."""
+        if self._batch is not None and self._batch.heads:
+            self.flush()
 
     def branches(self) -> dict[str, str]:
-        return {k.decode(): v.decode() for k, v in self._repo.refs.as_dict(b"refs/heads").items()}
+        found = {k.decode(): v.decode() for k, v in self._repo.refs.as_dict(b"refs/heads").items()}
+        if self._batch is not None:
+            found.update((branch, new.decode()) for branch, (_, new) in self._batch.heads.items())
+        return found
 
     def objects(self) -> Iterator[StoredObject]:
         """Every object in the store, reachable or not (packs and loose), for a full scan."""
+        self._settle()
         return every_object(self._repo.object_store)
 
     def refs(self) -> dict[str, str]:
         """Every ref (branches, tags, anything else) and where it points."""
+        self._settle()
         return {k.decode("utf-8", "surrogateescape"): v.decode() for k, v in self._repo.refs.as_dict().items()}
 
     @property
@@ -159,6 +174,7 @@ class RepoReads:
         self, branch_or_sha: str, *, stop_at: str | None = None, limit: int | None = None
     ) -> Iterator[CommitInfo]:
         """Yield first-parent history, newest first, stopping before stop_at."""
+        self._settle()
         sha = self._resolve(branch_or_sha)
         stop = (self._resolve(stop_at) or stop_at.encode()) if stop_at else None
         count = 0
@@ -175,6 +191,7 @@ class RepoReads:
         With git on PATH it is read by `git log` (10k commits in ~0.15 s, where dulwich takes
         ~1.5 s: the ledger is read cold after its cache is deleted); else through dulwich.
         """
+        self._settle()
         start = self._resolve(head)
         stop = self._resolve(exclude) if exclude else None
         if start is None:
@@ -196,6 +213,7 @@ class RepoReads:
         a commit made where the clock ran behind would hide its ancestors. The usual question, is
         the last head seen a few commits below this one, is answered in a few reads.
         """
+        self._settle()
         a, d = self._resolve(ancestor), self._resolve(descendant)
         if a is None or d is None:
             return False
@@ -220,12 +238,20 @@ class RepoReads:
     # -- internals ---------------------------------------------------------------------------
 
     def _head(self, branch: str) -> bytes | None:
+        if self._batch is not None and branch in self._batch.heads:
+            return self._batch.heads[branch][1]
         try:
             return self._repo.refs[b"refs/heads/" + branch.encode()]
         except (KeyError, RefFormatError):
             return None
 
     def _resolve(self, rev: str) -> bytes | None:
+        if self._batch is not None and self._batch.heads:
+            pending = self._batch.heads.get(rev.removeprefix("refs/heads/"))
+            if pending:
+                return pending[1]
+            if rev == "HEAD" or re.fullmatch(r"[0-9a-fA-F]{4,39}", rev):
+                self._settle()  # HEAD may name a pending branch; a prefix is looked up on the disk
         refs = self._repo.refs
         for name in (b"refs/heads/" + rev.encode(), rev.encode()):
             if name == b"HEAD" or name.startswith(b"refs/") and check_ref_format(name[5:]):

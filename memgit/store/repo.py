@@ -26,6 +26,7 @@ from memgit.core.vocab import MAIN
 from memgit.errors import MemgitError, NotARepo
 from memgit.store.merge import RepoMerges
 from memgit.store.gate import Gate, redact_gate
+from memgit.store import packs
 from memgit.store.objects import Objects
 from memgit.store.worktree import Worktree
 
@@ -48,6 +49,7 @@ class MemoryRepo(RepoMerges):
         self._objects = Objects(repo.object_store)
         self._worktree = None if repo.bare else Worktree(repo, self._objects)
         self._root: str | None = None
+        self._batch = None  # commits.py: a batch of commits being made, published together
         self.refused_edits: dict[str, str] = {}  # set by record_edits
         self.kept_edits: list[str] = []  # set by record_edits: hand edits of derived files kept as the person's
 
@@ -85,9 +87,10 @@ class MemoryRepo(RepoMerges):
         path.mkdir(parents=True, exist_ok=True)
         repo = Repo.init(str(path), default_branch=MAIN.encode())
         config = repo.get_config()
-        # Loose objects survive a power cut. Not core.fsyncObjectFiles: git >= 2.36 warns
-        # about it on every command; memgit's own writes fsync regardless (see __init__).
-        config.set((b"core",), b"fsync", b"loose-object")
+        # What git itself writes (a person's commit, `git gc`) survives a power cut: objects, loose
+        # and packed, and refs. Not core.fsyncObjectFiles: git >= 2.36 warns about it on every
+        # command; memgit's own writes fsync regardless (packs.py, and see __init__).
+        config.set((b"core",), b"fsync", b"committed")
         config.write_to_path()
         return cls(repo, author=author, gate=gate, extra_patterns=extra_patterns)
 
@@ -121,6 +124,23 @@ class MemoryRepo(RepoMerges):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- the object store's upkeep (packs.py) ------------------------------------------------
+
+    def compact_packs(self) -> int:
+        """Merge the small packs when there are more than a few; return how many were merged."""
+        return packs.compact(self._repo.object_store)
+
+    def pack_objects(self) -> tuple[int, int]:
+        """Pack every loose object and every pack into one (`memgit gc`); return (loose objects
+        packed, packs merged). The new pack is durable before an old copy is removed."""
+        self._settle()
+        return packs.repack_all(self._repo.object_store)
+
+    def object_counts(self) -> dict[str, int]:
+        """{"loose": loose objects, "packs": packs}: what `git count-objects -v` calls count and packs."""
+        store = self._repo.object_store
+        return {"loose": packs.loose_count(store), "packs": len(packs.pack_sizes(store))}
 
     def _gate(self, blobs: Mapping[str, bytes]) -> None:
         redact_gate(blobs, self.extra_patterns)

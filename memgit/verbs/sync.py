@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable
@@ -152,7 +153,10 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
                     except LLMError as e:
                         state.stop = e.message
             concurrency = 1 if heuristic_run else max(1, cfg.concurrency)  # the heuristic is CPU-bound: no threads
-            result.results = state.process_all(work, on_progress, concurrency)
+            # The heuristic's commits are published in batches (one pack, one fsync, each branch moved
+            # once: store/commits.py); a model's come seconds apart, each worth more than its fsync.
+            with repo.batch() if heuristic_run else nullcontext():
+                result.results = state.process_all(work, on_progress, concurrency)
             if on_progress:
                 on_progress(len(work), len(work), "")
             result.commits += state.commits
@@ -300,6 +304,10 @@ def _after_commits(repo, cfg: Config, result: SyncResult, *, consolidate: bool =
             (cfg.state_dir / SETTLED).write_text(json.dumps(repo.branches()), encoding="utf-8")
         except OSError:
             pass
+    try:
+        repo.compact_packs()  # a sync leaves a few packs (its batches, each consolidation): merge the small ones
+    except OSError as e:  # the objects are all there, in more packs than needed: the next sync tries again
+        log.warning("packs not merged: %s", e)
 
 
 def _join_same_repository(repo, result: SyncResult) -> set[str]:

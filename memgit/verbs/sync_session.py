@@ -45,6 +45,15 @@ def _short(file: SessionFile) -> str:
     return ledger_id(file)[:8]
 
 
+def _epoch(iso: str | None) -> int | None:
+    """Seconds since the epoch of an ISO 8601 time (a transcript's `ended`), None when there is none."""
+    try:
+        moment = datetime.fromisoformat(iso or "")
+    except ValueError:
+        return None
+    return int((moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp())
+
+
 def _utc_date(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d")
 
@@ -365,7 +374,9 @@ class SyncRun:
             return SessionResult(note.session, "none", scope, branch, work.start, t.end, note=path,
                                  reason="redone, unchanged")
         try:
-            sha = self.repo.commit_with_retry(branch, lambda head: ({path: content}, message), allow_empty=True)
+            # Authored when the session ended, committed now: `git log --format=%ad` tells when it happened.
+            sha = self.repo.commit_with_retry(branch, lambda head: ({path: content}, message), allow_empty=True,
+                                              author_time=_epoch(t.ended))
         except SecretFound as e:
             return self.record(work, "fail", branch, scope, t.end, f"commit refused by the secret gate: {e.message}",
                                usage)

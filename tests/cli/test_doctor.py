@@ -18,7 +18,7 @@ from memgit.store import lock
 from memgit.store.fsck import fsck
 from memgit.store.repo import MemoryRepo
 from memgit.verbs import doctor as verb
-from tests.conftest import git
+from tests.conftest import git, unpack
 from tests.integration.test_native_memory import memory_folder, project, synced  # noqa: F401 (fixtures)
 from tests.integration.test_scan import AWS, TOKEN, person_commits
 
@@ -43,6 +43,7 @@ def repo(memory_path, memgit_cli) -> Path:
 
 def loose_objects(repo: Path, kind: str) -> list[Path]:
     """The loose object files of one kind (blob, tree, commit), read with git."""
+    unpack(repo)
     found = []
     for path in sorted((repo / ".git" / "objects").glob("??/*")):
         sha = path.parent.name + path.name
@@ -144,6 +145,7 @@ def test_a_torn_object_fails_fsck_and_doctor_still_runs_every_check(repo, memgit
 
 def test_a_torn_head_commit_is_reported_without_a_crash(repo, memgit_cli):
     head = git(repo, "rev-parse", "main").strip()
+    unpack(repo)
     tear(repo / ".git" / "objects" / head[:2] / head[2:])
     result, checks = doctor(memgit_cli)
     assert result.exit_code == 1 and checks["fsck"]["status"] == "fail"
@@ -167,6 +169,7 @@ def test_without_git_dulwich_reads_every_object_and_walks_every_branch(repo, mem
 def test_dulwich_and_git_agree_on_a_sound_and_a_broken_repository(repo):
     assert fsck(repo).problems == () and fsck(repo, use_git=False).problems == ()
     commit = git(repo, "rev-parse", "main").strip()
+    unpack(repo)
     (repo / ".git" / "objects" / commit[:2] / commit[2:]).unlink()
     assert fsck(repo).problems and fsck(repo, use_git=False).problems == (f"refs/heads/main: missing commit {commit}",)
 

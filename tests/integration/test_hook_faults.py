@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memgit.sources.claude_code.synthetic import encode_project_dir
-from tests.conftest import ROOT, git
+from tests.conftest import ROOT, git, unpack
 from tests.integration import test_hooks
 from tests.integration.test_hooks import (GLOBAL_MARK, PROJECT_MARK, additional_context, payload, project_session,
                                           run_hook, sync_pids, wait_for_syncs)
@@ -72,6 +72,7 @@ def test_a_corrupt_loose_object(world, memory_path):
     additional_context(run_hook("session-start", stdin, cwd=world)[0])  # the cache is now warm
     head = git(memory_path, "rev-parse", "projects/pinion").strip()
     summary = git(memory_path, "rev-parse", "projects/pinion:memory_summary.md").strip()
+    unpack(memory_path)
     for sha in (head, summary):
         loose = memory_path / ".git" / "objects" / sha[:2] / sha[2:]
         loose.chmod(0o644)

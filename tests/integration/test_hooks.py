@@ -23,7 +23,7 @@ from memgit.verbs import briefing
 from memgit.config import load as load_config
 from memgit.store.repo import MemoryRepo
 from memgit.sources.claude_code.synthetic import SessionWriter, encode_project_dir, session_id
-from tests.conftest import CLAUDE_FIXTURES, ROOT, age, git, ledger_commits, needs_shared
+from tests.conftest import CLAUDE_FIXTURES, ROOT, age, git, ledger_commits, needs_shared, unpack
 
 DATA = ROOT / "tests" / "data" / "hooks"
 PROJECT_MARK = "the staging database is seeded with `make seed-staging`"
@@ -326,6 +326,7 @@ def test_a_pinned_note_the_summary_already_holds_is_not_repeated(world, memory_p
 
 def test_refresh_never_fails_the_sync_that_calls_it(world, memory_path, caplog):
     blob = git(memory_path, "rev-parse", "projects/pinion:memory_summary.md").strip()
+    unpack(memory_path)
     loose = memory_path / ".git" / "objects" / blob[:2] / blob[2:]
     loose.chmod(0o644)
     loose.write_bytes(b"garbage")

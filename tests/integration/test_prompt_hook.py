@@ -18,7 +18,7 @@ from memgit.core import recall
 from memgit.store import search_index
 from memgit.store.repo import MemoryRepo
 from memgit.verbs.search import refresh_index
-from tests.conftest import ROOT, git
+from tests.conftest import ROOT, git, unpack
 from tests.integration.test_hooks import (PROJECT_MARK, consolidate_by_hand, payload, run_hook,
                                           world)  # noqa: F401 (world: a fixture)
 
@@ -211,6 +211,7 @@ def test_bad_input_says_nothing_and_is_logged(gotcha, memory_path, stdin):
 
 def test_a_corrupt_repository_object_does_not_matter(gotcha, memory_path):
     blob = git(memory_path, "rev-parse", "projects/pinion:memory_summary.md").strip()
+    unpack(memory_path)
     loose = memory_path / ".git" / "objects" / blob[:2] / blob[2:]
     loose.chmod(0o644)
     loose.write_bytes(b"garbage")

@@ -36,9 +36,10 @@ def status(r: MemoryRepo) -> str:
     return git(r.path, "status", "--porcelain", "--untracked-files=all")
 
 
-def loose_objects(r: MemoryRepo) -> set[str]:
+def object_files(r: MemoryRepo) -> set[str]:
+    """Every file of the object store: loose objects and packs."""
     objects = r.path / ".git" / "objects"
-    return {f"{d.name}{f.name}" for d in objects.iterdir() if len(d.name) == 2 for f in d.iterdir()}
+    return {str(f.relative_to(objects)) for f in objects.rglob("*") if f.is_file()}
 
 
 def run_child(code: str, *args: str) -> subprocess.Popen:
@@ -56,7 +57,7 @@ def test_init_creates_a_clean_checked_out_main(repo):
     log = git(repo.path, "log", "--format=%an <%ae>|%cn <%ce>|%s").splitlines()
     assert log == [f"{AUTHOR}|{AUTHOR}|{INIT_MESSAGE}"]
     assert (repo.path / "notes" / "2026-11-20-pinned.md").read_bytes() == b"pinned note\n"
-    assert git(repo.path, "config", "core.fsync").strip() == "loose-object"
+    assert git(repo.path, "config", "core.fsync").strip() == "committed"
     assert repo.root() == repo.head("main")
     fsck(repo.path)
 
@@ -252,10 +253,10 @@ def test_gate_refusal_writes_no_object(repo):
             raise SecretFound("aws key in notes/leak.md")
 
     repo.gate = gate
-    before = loose_objects(repo)
+    before = object_files(repo)
     with pytest.raises(SecretFound):
         repo.commit("main", {"notes/leak.md": b"AKIAIOSFODNN7EXAMPLE\n"}, "extract(main): leak")
-    assert loose_objects(repo) == before
+    assert object_files(repo) == before
     assert seen == [{"notes/leak.md": b"AKIAIOSFODNN7EXAMPLE\n", "<commit message>": b"extract(main): leak\n",
                      "<branch name>": b"main", "<file names>": b"notes/leak.md"}]
     assert status(repo) == ""
@@ -269,9 +270,9 @@ def test_empty_files_are_files(repo):
 
 def test_commit_that_changes_nothing_writes_nothing_unless_allowed(repo):
     head = repo.head("main")
-    before = loose_objects(repo)
+    before = object_files(repo)
     assert repo.commit("main", {"README.md": SKELETON["README.md"], "absent.md": None}, "x") == head
-    assert loose_objects(repo) == before
+    assert object_files(repo) == before
     message = "skip(main): nothing to keep\n\nMemgit-Session: s1\nMemgit-Outcome: skipped\n"
     sha = repo.commit("main", {}, message, allow_empty=True)
     assert sha != head and repo.changed_paths(sha) == []
