@@ -53,6 +53,9 @@ class Config:
     max_input_tokens: int = 60_000
     timeout: float = 120.0
     summary_tokens: int = 2_500
+    max_tokens_per_day: int = 2_000_000  # every model call of a UTC day, all machines (0: no limit)
+    max_cost_per_day: float = 0.0  # USD (0: no limit)
+    model_workdir: Path = Path("~/.cache/memgit/model-calls").expanduser()  # where agent CLIs run for memgit
     semantic: bool = True  # fuse embeddings into `memgit search` when the `semantic` extra is installed
     config_file: Path | None = None
     config_dir: Path = field(default=Path("~/.config/memgit").expanduser())
@@ -99,6 +102,7 @@ KNOWN: dict[str, dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]]] = {
     },
     "consolidate": {"model": ("consolidate_model", ("MEMGIT_CONSOLIDATE_MODEL",), ("MEMGIT_MODEL",))},
     "context": {"summary_tokens": ("summary_tokens", (), ())},
+    "llm": {"max_tokens_per_day": ("max_tokens_per_day", (), ()), "max_cost_per_day": ("max_cost_per_day", (), ())},
     "search": {"semantic": ("semantic", ("MEMGIT_SEMANTIC",), ())},
 }
 
@@ -161,6 +165,11 @@ def config_dir(env: Mapping[str, str]) -> Path:
     return _xdg(env, "XDG_CONFIG_HOME", ".config") / "memgit"
 
 
+def model_workdir(env: Mapping[str, str]) -> Path:
+    """The folder agent CLIs run in when memgit uses them as models: sources skip its sessions."""
+    return _xdg(env, "XDG_CACHE_HOME", ".cache") / "memgit" / "model-calls"
+
+
 def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) -> Config:
     """Read the configuration.
 
@@ -178,6 +187,7 @@ def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) 
     consolidate = data.get("consolidate", {})
     context = data.get("context", {})
     search = data.get("search", {})
+    budget = data.get("llm", {})
     home = Path(env.get("HOME", str(Path.home())))
     extra_patterns = _regexes(redact, "extra_patterns", cfile)
     allow = _regexes(redact, "allow", cfile)
@@ -221,6 +231,9 @@ def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None) 
             max_input_tokens=int(extract.get("max_input_tokens", 60_000)),
             timeout=float(extract.get("timeout", 120)),
             summary_tokens=int(context.get("summary_tokens", 2_500)),
+            max_tokens_per_day=_limit(budget, "max_tokens_per_day", 2_000_000, cfile),
+            max_cost_per_day=float(_limit(budget, "max_cost_per_day", 0, cfile)),
+            model_workdir=model_workdir(env),
             semantic=_semantic(env, search, cfile),
             config_file=cfile if cfile.is_file() else None,
             config_dir=cdir,
@@ -238,6 +251,18 @@ def _flag(section: Mapping, key: str, cfile: Path) -> bool:
     value = section.get(key, False)
     if not isinstance(value, bool):
         raise ConfigError(f"[repo] {key} in {cfile} must be true or false, not {value!r}")
+    return value
+
+
+def _limit(section: Mapping, key: str, default: int, cfile: Path) -> int | float:
+    """A budget of [llm]: a number of 0 or more (0: no limit).
+
+    Raises:
+        ConfigError: not a number, or negative.
+    """
+    value = section.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ConfigError(f"[llm] {key} in {cfile} must be a number of 0 or more (0: no limit), not {value!r}")
     return value
 
 

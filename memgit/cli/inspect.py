@@ -26,6 +26,7 @@ def status(repo_path, as_json) -> None:
         rows.append(f"{p['agent']:11} {p['project_dir'][:44]:44} {p['on_disk']:5} {p['processed']:5} {p['pending']:5} "
                     f"{p['waiting']:5} {p['failed']:5}  {p['last_sync'] or '-'}")
     rows.append(f"repo: {data['repo']}")
+    rows.append(f"model spend: {data['spend_today']['text']}")
     rows.append("transcripts: " + ", ".join(f"{agent} {root}" for agent, root in data["sources"].items()))
     if data["failed_sessions"]:
         rows.append("failed sessions (once fixed: memgit sync --retry-failed):")

@@ -88,6 +88,7 @@ def config_show(repo_path, as_json) -> None:
     from memgit.verbs import settings
 
     data = settings.effective(repo_path=repo_path)
-    lines = [f"{r['key']:28} {str(r['value']):40} {r['origin']}" for r in data["settings"]]
+    lines = [f"{r['key']:28} {str(r['value']):40} {r['origin']}" + (f"  ({r['backend']})" if "backend" in r else "")
+             for r in data["settings"]]
     lines.append(f"config file: {data['config_file']}" + ("" if data["exists"] else " (none)"))
     emit(as_json, {"ok": True, **data}, "\n".join(lines))

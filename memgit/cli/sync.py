@@ -20,8 +20,9 @@ from memgit.errors import LLMError
 @click.option("--redo", metavar="SESSION", help="Read this session again from its start.")
 @click.option("--retry-failed", is_flag=True, help="Read again the sessions whose last attempt failed.")
 @click.option("--wait/--no-wait", default=True, help="Wait for a sync already running (default) or stop.")
-@click.option("--model", metavar="MODEL", help="Extract and consolidate with this litellm model "
-              "(e.g. anthropic/claude-haiku-4-5, ollama_chat/llama3.1) instead of the offline heuristic.")
+@click.option("--model", metavar="MODEL", help="Extract and consolidate with this model instead of the offline "
+              "heuristic: an agent CLI you have (claude-code/haiku, codex/<model>, gemini-cli/<model>) or, "
+              "with the llm extra, a litellm model (anthropic/claude-haiku-4-5, ollama_chat/llama3.1).")
 @click.option("--api-base", metavar="URL", help="The model's server (a local or OpenAI-compatible one).")
 @repo_option
 @json_option
@@ -72,6 +73,9 @@ def _sync_text(result) -> str:
         if s.get("tokens"):
             lines.append(f"{result.extractor} would be sent ~{s['tokens']:,} tokens{_usd(s['cost'])} "
                          "(estimate; output tokens guessed)")
+        if result.budget:
+            b = result.budget
+            lines.append(f"budget: {b['text']}; this run {'fits' if b['fits'] else 'would pass it and stop there'}")
     else:
         if result.consolidated:
             lines.append("consolidated " + ", ".join(c.branch for c in result.consolidated))

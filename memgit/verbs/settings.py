@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from memgit import config
+from memgit import config, models
 from memgit.errors import ConfigError
 
 
@@ -45,7 +45,10 @@ def effective(env: Mapping[str, str] | None = None, *, repo_path: str | None = N
                 origin = "env " + next(v for v in under if env.get(v))
             elif (section, key) == ("consolidate", "model") and "model" in data.get("extract", {}):
                 origin = f"file {cfile} ([extract] model)"  # the consolidation model follows the extraction one
-            rows.append({"key": f"{section}.{key}", "value": _shown(getattr(cfg, attr)), "origin": origin})
+            row = {"key": f"{section}.{key}", "value": _shown(getattr(cfg, attr)), "origin": origin}
+            if key == "model":  # which backend runs it: the offline heuristic, an agent CLI, litellm
+                row["backend"] = models.backend(row["value"])
+            rows.append(row)
     return {"config_file": str(cfile), "exists": cfile.is_file(), "settings": rows}
 
 

@@ -16,6 +16,8 @@ from memgit.core.names import safe_name, safe_text
 from memgit.core.vocab import PREFIX
 from memgit.errors import LLMError, MemgitError, StorageError
 from memgit.core.redact import redact_transcript
+from memgit.models import spending
+from memgit.verbs import budget
 from memgit.verbs.sync_result import SessionResult, SyncResult
 from memgit.verbs.sync_session import SyncRun, ledger_id
 from memgit.verbs.selection import SyncOptions, Work, select, too_old
@@ -107,6 +109,10 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
     from memgit.store import bootstrap
 
     now = time.time() if now is None else now
+    from memgit import models
+
+    for model in {cfg.extract_model, cfg.consolidate_model} - {"heuristic"}:
+        models.require(model)  # a missing extra fails here, before anything is read or recorded
     ensure_repo(cfg)
     with sync_lock(cfg.state_dir, wait=opts.wait, on_wait=on_wait):
         _log_to_state_dir(cfg.state_dir)
@@ -115,7 +121,8 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             led = ledger_cache.load(repo, cfg.state_dir)
             listing = registry.scan(cfg)
             lengths = Lengths(cfg.state_dir, registry.length)
-            work = select(listing.files, led, cfg, opts, now=now, length=lengths)
+            work = select(listing.files, led, cfg, opts, now=now, length=lengths,
+                          own=lambda f: registry.ran_in(f, cfg.model_workdir))
             lengths.save()
             if opts.project:  # resolved even when nothing is new: a name that means nothing is an error
                 wanted = SyncRun(repo, cfg, led, None, "").project_filter(listing.files, opts.project)
@@ -142,6 +149,9 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
                     if not heuristic_run:
                         planned.tokens, planned.cost = _estimate(extract, w, cfg)
                     result.results.append(planned)
+                if not heuristic_run:  # the estimate against the day's budget
+                    result.budget = budget.dry_run(budget.today(repo, cfg, now), sum(r.tokens for r in result.results),
+                                                   result.cost, now)
                 return result
             if work:
                 if repo.record_edits():
@@ -155,14 +165,18 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
                     except LLMError as e:
                         state.stop = e.message
             concurrency = 1 if heuristic_run else max(1, cfg.concurrency)  # the heuristic is CPU-bound: no threads
-            result.results = state.process_all(work, on_progress, concurrency)
-            if on_progress:
-                on_progress(len(work), len(work), "")
-            result.commits += state.commits
-            result.model_failures = state.model_failures
-            result.warnings += state.warnings
-            _import_memory(repo, cfg, led, result)
-            _after_commits(repo, cfg, result, consolidate=not state.stop)  # a model known unusable: next sync
+            with spending.watching(budget.today(repo, cfg, now), clock=lambda: now):  # every model call asks it
+                result.results = state.process_all(work, on_progress, concurrency)
+                if on_progress:
+                    on_progress(len(work), len(work), "")
+                result.commits += state.commits
+                result.model_failures = state.model_failures
+                result.warnings += state.warnings
+                _import_memory(repo, cfg, led, result)
+                _after_commits(repo, cfg, result, consolidate=not state.stop)  # a model known unusable: next sync
+            if state.over_budget:
+                left = result.count("pending")
+                raise LLMError(f"{state.stop}; {left} session(s) left pending, read by the first sync after the reset")
             if state.stop:
                 left = result.count("pending")
                 raise LLMError(f"{state.stop} (the session that met it is recorded as failed: once fixed, run "

@@ -42,6 +42,7 @@ class SyncResult:
     too_old: int = 0  # transcripts not read only because they are older than max_age_days
     max_age_days: float = 0.0  # the window they are outside of (for the message)
     joined: list[dict] = field(default_factory=list)  # {into, joined, remote}: one repository's projects joined
+    budget: dict = field(default_factory=dict)  # a dry run with a model: the day's spend and this run's estimate
 
     def model_failure(self) -> str:
         """Why the run failed when every session it tried failed because of the model; "" otherwise.
@@ -77,6 +78,7 @@ class SyncResult:
             **({"warnings": self.warnings} if self.warnings else {}),
             **({"too_old": self.too_old} if self.too_old else {}),
             **({"joined": self.joined} if self.joined else {}),
+            **({"budget": self.budget} if self.budget else {}),
             "imported": [{"source": r.source, "branch": r.branch, "sha": r.sha} for r in self.imported if r.sha],
         }
 
