@@ -84,6 +84,9 @@ def test_claude_code_extracts_runs_outside_the_parent_session_and_its_own_sessio
 def test_codex_and_gemini_extract_count_tokens_and_their_sessions_are_never_read(
         claude_projects, memory_path, memgit_cli, clis, hermetic_env, model, cli):
     configure(hermetic_env, f'[extract]\nmodel = "{model}"\n[consolidate]\nmodel = "heuristic"\n')
+    shown = {r["key"]: r for r in json.loads(memgit_cli("config", "show", "--json").stdout)["settings"]}
+    assert shown["extract.model"]["backend"] == f"the `{cli}` command ({model.split('/')[0]} CLI, no extra needed)"
+    assert shown["consolidate.model"]["backend"] == "offline heuristic (no model)"
     write_sessions(claude_projects)
     data = json.loads(memgit_cli("sync", "--json").stdout)
     assert (data["extracted"], data["extractor"]) == (1, model)
