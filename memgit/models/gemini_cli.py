@@ -28,7 +28,7 @@ from memgit.models.agent_cli import Answer, Failure, failed, json_objects, numbe
 EXECUTABLE = "gemini"
 ENV: dict[str, str] = {}
 INSTRUCTION = "Answer the request above exactly as it asks, with no tool."
-SETTINGS = {"tools": {"core": ["memgit_no_tool"]}, "hooksConfig": {"enabled": False}, "mcp": {"allowed": []}}
+SETTINGS = {"tools": {"core": ["memgit_no_tool"]}, "hooksConfig": {"enabled": False}, "mcp": {"allowed": ["memgit-none"]}}
 
 
 def _settings(workdir: Path) -> None:
