@@ -46,7 +46,7 @@ class Config:
     exclude_projects: tuple[str, ...] = ()
     extra_redact_patterns: tuple[str, ...] = ()  # a RedactPatterns when loaded: carries redact_allow
     redact_allow: tuple[str, ...] = ()  # values that are not secrets (each regex must match all of one)
-    extract_model: str = "heuristic"  # or a litellm model string
+    extract_model: str = "heuristic"  # or an agent CLI (claude-code/haiku) or a litellm model string
     consolidate_model: str = "heuristic"
     api_base: str | None = None
     concurrency: int = 4

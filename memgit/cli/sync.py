@@ -51,7 +51,7 @@ def sync(project, session, all_, dry_run, max_sessions, redo, retry_failed, wait
 
 
 def _usd(cost) -> str:
-    return f", ~${cost:.4f}" if cost is not None else ", cost unknown (model not in litellm's price map)"
+    return f", ~${cost:.4f}" if cost is not None else ", cost unknown (an agent CLI, or a model not in litellm's price map)"
 
 
 def _sync_text(result) -> str:

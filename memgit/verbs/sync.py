@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -165,7 +166,9 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
                     except LLMError as e:
                         state.stop = e.message
             concurrency = 1 if heuristic_run else max(1, cfg.concurrency)  # the heuristic is CPU-bound: no threads
-            with spending.watching(budget.today(repo, cfg, now), clock=lambda: now):  # every model call asks it
+            uses_model = not heuristic_run or cfg.consolidate_model != "heuristic"
+            with (spending.watching(budget.today(repo, cfg, now), clock=lambda: now) if uses_model
+                  else contextlib.nullcontext()):  # every model call asks the day's budget first
                 result.results = state.process_all(work, on_progress, concurrency)
                 if on_progress:
                     on_progress(len(work), len(work), "")
