@@ -46,13 +46,16 @@ class Config:
     exclude_projects: tuple[str, ...] = ()
     extra_redact_patterns: tuple[str, ...] = ()  # a RedactPatterns when loaded: carries redact_allow
     redact_allow: tuple[str, ...] = ()  # values that are not secrets (each regex must match all of one)
-    extract_model: str = "heuristic"  # or a litellm model string
+    extract_model: str = "heuristic"  # or an agent CLI (claude-code/haiku) or a litellm model string
     consolidate_model: str = "heuristic"
     api_base: str | None = None
     concurrency: int = 4
     max_input_tokens: int = 60_000
     timeout: float = 120.0
     summary_tokens: int = 2_500
+    max_tokens_per_day: int = 2_000_000  # every model call of a UTC day, all machines (0: no limit)
+    max_cost_per_day: float = 0.0  # USD (0: no limit)
+    model_workdir: Path = Path("~/.cache/memgit/model-calls").expanduser()  # where agent CLIs run for memgit
     semantic: bool = True  # fuse embeddings into `memgit search` when the `semantic` extra is installed
     config_file: Path | None = None
     config_dir: Path = field(default=Path("~/.config/memgit").expanduser())
@@ -99,6 +102,7 @@ KNOWN: dict[str, dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]]] = {
     },
     "consolidate": {"model": ("consolidate_model", ("MEMGIT_CONSOLIDATE_MODEL",), ("MEMGIT_MODEL",))},
     "context": {"summary_tokens": ("summary_tokens", (), ())},
+    "llm": {"max_tokens_per_day": ("max_tokens_per_day", (), ()), "max_cost_per_day": ("max_cost_per_day", (), ())},
     "search": {"semantic": ("semantic", ("MEMGIT_SEMANTIC",), ())},
 }
 
@@ -181,6 +185,8 @@ NUMBERS = {
     "max_input_tokens": ("extract", "max_input_tokens", None, int, 1, False),
     "timeout": ("extract", "timeout", None, float, 0, True),
     "summary_tokens": ("context", "summary_tokens", None, int, 1, False),
+    "max_tokens_per_day": ("llm", "max_tokens_per_day", None, int, 0, False),  # 0: no limit
+    "max_cost_per_day": ("llm", "max_cost_per_day", None, float, 0, False),
 }
 
 
@@ -219,6 +225,11 @@ def _names(raw: object, where: str) -> tuple[str, ...]:
     if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
         raise ConfigError(f"{where} must be a list of strings, not {raw!r}")
     return tuple(raw)
+
+
+def model_workdir(env: Mapping[str, str]) -> Path:
+    """The folder agent CLIs run in when memgit uses them as models: sources skip its sessions."""
+    return _xdg(env, "XDG_CACHE_HOME", ".cache") / "memgit" / "model-calls"
 
 
 def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None,
@@ -319,6 +330,9 @@ def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None,
         max_input_tokens=num("max_input_tokens"),
         timeout=num("timeout"),
         summary_tokens=num("summary_tokens"),
+        max_tokens_per_day=num("max_tokens_per_day"),
+        max_cost_per_day=num("max_cost_per_day"),
+        model_workdir=model_workdir(env),
         semantic=read("search.semantic", lambda: _semantic(env, search, cfile), True),
         config_file=cfile if cfile.is_file() else None,
         config_dir=cdir,
@@ -335,6 +349,7 @@ def _flag(section: Mapping, key: str, cfile: Path) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(f"[repo] {key} in {cfile} must be true or false, not {value!r}")
     return value
+
 
 
 def _semantic(env: Mapping[str, str], section: Mapping, cfile: Path) -> bool:

@@ -11,6 +11,11 @@ is lost), retry a wrong key, and do not back off for Anthropic. So every call is
 only, with jittered exponential backoff. A missing key is checked before any call (for `openai/`
 it would otherwise come back as a retryable InternalServerError); a wrong one (HTTP 401/403) is not
 retried. Every failure is one `ModelError` line, saying which variable or setting to look at.
+
+A model string naming an agent CLI (`claude-code/haiku`, `codex/…`, `gemini-cli/…`; see
+memgit.models) is run by that CLI instead, through the same door: the request redacted by
+`sendable`, the same retry rules, the reply parsed by the same `structured`. litellm is the `llm`
+extra; the CLIs need none. Every call first asks the day's budget (memgit.models.spending).
 """
 
 from __future__ import annotations
@@ -20,11 +25,14 @@ import logging
 import os
 import random
 import re
+import shutil
 import time
 import warnings
 from dataclasses import dataclass
 from typing import Callable, Sequence, TypeVar
 
+from memgit import models
+from memgit.models import spending
 from memgit.errors import LLMError
 from memgit.core.redact import redact
 
@@ -103,10 +111,17 @@ class Reply:
 
 
 def _litellm():
-    """Import litellm with the offline-safe settings (2-3 s the first time)."""
+    """Import litellm with the offline-safe settings (2-3 s the first time).
+
+    Raises:
+        ModelError: (auth) litellm is not installed: the line names the extra that brings it.
+    """
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
-    import litellm
+    try:
+        import litellm
+    except ImportError as e:
+        raise ModelError(models.NO_LITELLM, auth=True) from e
 
     # litellm's pydantic types warn on first use ("… is using the `ReadOnly` qualifier"): not the user's business
     warnings.filterwarnings("ignore", category=UserWarning, module=r"pydantic\.")
@@ -152,8 +167,16 @@ def check_credentials(model: str, api_base: str | None = None) -> None:
     With `api_base` (a local or proxy server) a missing key is allowed: the server decides.
 
     Raises:
-        ModelError: (auth) naming the missing environment variable(s).
+        ModelError: (auth) naming the missing environment variable(s), the missing extra, or the
+            agent CLI not on PATH.
     """
+    if models.cli_of(model):
+        executable = models.CLIS[models.cli_of(model)][1]
+        if shutil.which(executable) is None:
+            raise ModelError(f"{model}: `{executable}` is not installed (not found on PATH); install it and sign in, "
+                             "or choose another model", auth=True)
+        return
+    _litellm()  # the extra is missing: say so, not "no key"
     if api_base:
         return
     missing = _missing_keys(model)
@@ -163,7 +186,10 @@ def check_credentials(model: str, api_base: str | None = None) -> None:
 
 
 def estimate_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-    """USD for a call of that size by litellm's bundled price map; None when the model is not in it."""
+    """USD for a call of that size by litellm's bundled price map; None when the model is not in it
+    (or is an agent CLI's, or litellm is not installed)."""
+    if models.cli_of(model):
+        return None
     try:
         inp, out = _litellm().cost_per_token(model=model, prompt_tokens=prompt_tokens,
                                              completion_tokens=completion_tokens)
@@ -219,9 +245,15 @@ def complete(model: str, messages: Sequence[dict], *, schema: dict | None = None
             request was rejected (bad request, unknown model, context window exceeded).
     """
     messages = sendable(messages, extra_patterns)
-    litellm = _litellm()
     retry = retry or RETRY
     usage = usage if usage is not None else Usage()
+    if models.cli_of(model):  # an agent CLI (memgit.models): same rules, its own process
+        from memgit.models import through_cli
+
+        return through_cli.complete(model, messages, schema=schema, timeout=timeout, usage=usage, retry=retry,
+                                    max_tokens=max_tokens)
+    spending.ask(model, messages, max_tokens)
+    litellm = _litellm()
     check_credentials(model, api_base)
     kwargs: dict = {"timeout": timeout, "num_retries": 0, "max_retries": 0, "drop_params": True,
                     "max_tokens": max_tokens}
@@ -277,6 +309,7 @@ def complete(model: str, messages: Sequence[dict], *, schema: dict | None = None
             raise ModelError(f"{model} failed: {_one_line(e)}", usage=usage) from e
         reply = _reply(resp)
         usage.add(reply.prompt_tokens, reply.completion_tokens, reply.cost)
+        spending.record(reply.prompt_tokens + reply.completion_tokens, reply.cost)
         log.info("%s: %d prompt + %d completion tokens, cost %s, %.1f s, try %d", model, reply.prompt_tokens,
                  reply.completion_tokens, "unknown" if reply.cost is None else f"${reply.cost:.6f}",
                  time.monotonic() - started, attempt)

@@ -1,6 +1,6 @@
 """The house keeps its plan (DESIGN §7): dependencies point one way, each adapter has one home.
 
-    entry -> cli, hook, mcp -> verbs -> sources, extract, consolidate, store, llm -> core
+    entry -> cli, hook, mcp -> verbs -> sources, extract, consolidate, store, llm -> models -> core
                                                         and everything -> errors, config, resources
 
 `core` is the floor: pure values and rules, no git, no LLM, no CLI. `store` sits on it (every write
@@ -22,7 +22,7 @@ MAX_LINES = 400
 LEVELS = {
     "errors": 0, "resources": 0, "config": 0,
     "core": 1,
-    "sources": 2, "extract": 2, "consolidate": 2, "store": 2, "llm": 2, "prompts": 2,
+    "sources": 2, "extract": 2, "consolidate": 2, "store": 2, "llm": 2, "prompts": 2, "models": 2,
     "verbs": 3,
     "cli": 4, "hook": 4, "mcp": 4,
     "entry": 5, "__main__": 5,
@@ -31,7 +31,9 @@ LEVELS = {
 APART = {"sources": {"extract", "consolidate", "store", "llm", "prompts"},
          "extract": {"sources", "store"},
          "consolidate": {"sources", "store"},
-         "store": {"sources", "extract", "consolidate", "llm", "prompts"}}
+         "store": {"sources", "extract", "consolidate", "llm", "prompts", "models"},
+         # the agent CLIs as models (and the day's budget) sit under llm: they never call back up
+         "models": {"sources", "extract", "consolidate", "store", "llm", "prompts"}}
 
 # Field names and record types of the agents' transcript files: only their reader may spell them.
 AGENT_FORMAT_WORDS = {

@@ -27,6 +27,7 @@ def status(repo_path, as_json) -> None:
                              p["failed"], p["last_sync"] or "-") for p in data["projects"]],
                          right=range(2, 7), columns=table.width())]
     rows.append(f"repo: {data['repo']}")
+    rows.append(f"model spend: {data['spend_today']['text']}")
     rows.append("transcripts: " + ", ".join(f"{agent} {root}" for agent, root in data["sources"].items()))
     if data["failed_sessions"]:
         rows.append("failed sessions (once fixed: memgit sync --retry-failed):")

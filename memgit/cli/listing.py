@@ -119,7 +119,8 @@ def config_toml(data: dict) -> str:
         if table != section:
             section = table
             lines += ["", f"[{table}]"]
-        note = row["origin"] + (f"; BAD: {_one_line(row['problem'])}" if row.get("problem") else "")
+        note = row["origin"] + (f"; runs on {row['backend']}" if row.get("backend") else "") \
+            + (f"; BAD: {_one_line(row['problem'])}" if row.get("problem") else "")
         if row["value"] is None:
             lines.append(f"# {key} is not set ({note})")
         else:

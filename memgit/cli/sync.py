@@ -21,8 +21,9 @@ from memgit.errors import LLMError
 @click.option("--redo", metavar="SESSION", help="Read this session again from its start.")
 @click.option("--retry-failed", is_flag=True, help="Read again the sessions whose last attempt failed.")
 @click.option("--wait/--no-wait", default=True, help="Wait for a sync already running (default) or stop.")
-@click.option("--model", metavar="MODEL", help="Extract and consolidate with this litellm model "
-              "(e.g. anthropic/claude-haiku-4-5, ollama_chat/llama3.1) instead of the offline heuristic.")
+@click.option("--model", metavar="MODEL", help="Extract and consolidate with this model instead of the offline "
+              "heuristic: an agent CLI you have (claude-code/haiku, codex/<model>, gemini-cli/<model>) or, "
+              "with the llm extra, a litellm model (anthropic/claude-haiku-4-5, ollama_chat/llama3.1).")
 @click.option("--api-base", metavar="URL", help="The model's server (a local or OpenAI-compatible one).")
 @repo_option
 @json_option
@@ -51,7 +52,7 @@ def sync(project, session, all_, dry_run, max_sessions, redo, retry_failed, wait
 
 
 def _usd(cost) -> str:
-    return f", ~${cost:.4f}" if cost is not None else ", cost unknown (model not in litellm's price map)"
+    return f", ~${cost:.4f}" if cost is not None else ", cost unknown (an agent CLI, or a model not in litellm's price map)"
 
 
 def _sync_text(result) -> str:
@@ -76,6 +77,9 @@ def _sync_text(result) -> str:
         if s.get("tokens"):
             lines.append(f"{result.extractor} would be sent ~{s['tokens']:,} tokens{_usd(s['cost'])} "
                          "(estimate; output tokens guessed)")
+        if result.budget:
+            b = result.budget
+            lines.append(f"budget: {b['text']}; this run {'fits' if b['fits'] else 'would pass it and stop there'}")
     else:
         if result.consolidated:
             lines.append("consolidated " + ", ".join(c.branch for c in result.consolidated))

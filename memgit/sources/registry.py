@@ -18,6 +18,7 @@ what the sources share).
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 from pathlib import Path
 from types import ModuleType
@@ -92,3 +93,12 @@ def length(file: SessionFile) -> int:
     """The file's length in its reader's offsets: its size, or a compressed file's decompressed size
     (which costs reading it: only asked when a compressed file may hold bytes not yet read)."""
     return stream_size(file.path) if file.compressed else file.size
+
+
+def ran_in(file: SessionFile, folder: Path) -> bool:
+    """True for a session run in `folder` or below: an agent CLI memgit ran as a model
+    (memgit.config.model_workdir), whose session must never become memory."""
+    cwd = peek_cwd(file)
+    if cwd is None:  # Gemini CLI before v0.29 names the folder by the SHA-256 of the project root alone
+        return hashlib.sha256(str(folder).encode()).hexdigest() in file.project_dir.split("/")
+    return cwd == str(folder) or cwd.startswith(str(folder).rstrip("/") + "/")

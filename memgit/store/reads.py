@@ -205,6 +205,28 @@ class RepoReads:
 
     fast_log = True  # tests turn it off to compare both paths
 
+    def since(self, ts: int) -> Iterator[CommitInfo]:
+        """Every commit on any branch made at or after `ts` (each once): the day's spend is read from them.
+
+        Parents are followed until a commit older than `ts`; its ancestors are not read (a commit
+        made where the clock ran behind may hide a few: the budget reads a day, not the ledger).
+        """
+        seen: set[bytes] = set()
+        queue = deque(sha for b in self.branches() if (sha := self._head(b)) is not None)
+        while queue:
+            sha = queue.popleft()
+            if sha in seen:
+                continue
+            seen.add(sha)
+            try:
+                c = self._repo.object_store[sha]
+            except KeyError:
+                continue
+            if c.commit_time < ts:
+                continue
+            yield commit_info(c)
+            queue.extend(c.parents)
+
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         """Tell whether ancestor is reachable from descendant (a fast-forward is possible).
 

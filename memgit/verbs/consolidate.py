@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import logging
 import sqlite3
+import time
 from collections.abc import Callable, Iterable
 
 from memgit.config import Config
@@ -227,7 +228,11 @@ def consolidate(cfg: Config, *, project: str | None = None, global_: bool = Fals
             branches = []
         include_global = global_ or project is None
         before = repo.branches()
-        results = run(repo, cfg, branches=branches, include_global=include_global, force=force)
+        from memgit.models import spending
+        from memgit.verbs import budget
+
+        with spending.watching(budget.today(repo, cfg, time.time())):  # a model past the day's budget: heuristic
+            results = run(repo, cfg, branches=branches, include_global=include_global, force=force)
         # Every branch it moved: the consolidations', and one a person's recorded edit moved.
         moved = {b for b, head in repo.branches().items() if before.get(b) != head}
         if moved:

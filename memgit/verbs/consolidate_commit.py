@@ -97,7 +97,8 @@ def commit(repo, cfg: Config, branch: str, scope: str, head: str, c: Consolidati
         body.append(redact.redact(one_line(f"Fell back to {heuristic.CONSOLIDATOR}: {fallback}", 400),
                                   cfg.extra_redact_patterns))
     trailers = [("Memgit-Through", head), ("Memgit-Consolidator", c.consolidator),
-                ("Memgit-Tokens", c.tokens), ("Memgit-Summary-Tokens", summary_tokens),
+                ("Memgit-Tokens", c.tokens), ("Memgit-Cost", f"{c.cost:.6f}" if c.cost is not None else None),
+                ("Memgit-Summary-Tokens", summary_tokens),
                 ("Memgit-Prompt", c.prompt or None)]
     trailers += [("Memgit-Read", f"{b} {sha}") for b, sha in sorted((read or {}).items())]
     message = format_message(KIND, scope, f"{plural(n_notes, 'note')}, {plural(n_learnings, 'learning')}",

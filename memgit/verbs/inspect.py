@@ -15,6 +15,7 @@ from memgit.core.selector import matching
 from memgit.errors import AmbiguousSelector, NoMatch, NotARepo
 from memgit.core.ledger import cut_text, parse_subject, parse_trailers
 from memgit.sources import registry
+from memgit.verbs import budget
 from memgit.store.lengths import Lengths
 from memgit.verbs.selection import SyncOptions, eligible, find_project, select
 from memgit.verbs.import_memory import double_injection
@@ -61,10 +62,12 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
         led = ledger_cache.load(repo, cfg.state_dir)
         branches = sorted(repo.branches())
         remotes = _remotes(repo, cfg)
+        spend = budget.today(repo, cfg, now)
     listing = registry.scan(cfg)
     files = listing.files
     lengths = Lengths(cfg.state_dir, registry.length)
-    pending = {w.file.key for w in select(files, led, cfg, SyncOptions(), now=now, length=lengths)}
+    pending = {w.file.key for w in select(files, led, cfg, SyncOptions(), now=now, length=lengths,
+                                          own=lambda f: registry.ran_in(f, cfg.model_workdir))}
     failed = led.failed()
     projects: dict[str, ProjectStatus] = {}
     for file in files:
@@ -92,6 +95,7 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
         "transcripts": str(cfg.claude_projects),
         "sources": {agent: str(registry.root(agent, cfg)) for agent in registry.agents(cfg)},
         "branches": branches,
+        "spend_today": {**spend.as_dict(), "text": spend.text(now)},
         "projects": [_row(r) for r in rows],
         "totals": {k: sum(getattr(r, k) for r in rows) for k in ("on_disk", "processed", "pending", "waiting", "failed")},
         "failed_sessions": [_failure(key, entry) for key, entry in sorted(failed.items())],

@@ -33,7 +33,8 @@ def sessions(cfg: Config, *, project: str | None = None, failed: bool = False,
         led = ledger_cache.load(repo, cfg.state_dir)
         wanted = SyncRun(repo, cfg, led, None, "").project_filter(listing.files, project) if project else None
     lengths = Lengths(cfg.state_dir, registry.length)
-    pending = {w.file.key for w in select(listing.files, led, cfg, SyncOptions(), now=now, length=lengths)}
+    pending = {w.file.key for w in select(listing.files, led, cfg, SyncOptions(), now=now, length=lengths,
+                                          own=lambda f: registry.ran_in(f, cfg.model_workdir))}
     lengths.save()
     failures = led.failed()
     rows = []

@@ -102,12 +102,14 @@ def resolve_session(files: list[SessionFile], selector: str) -> str:
 
 
 def select(files: list[SessionFile], ledger: Ledger, cfg: Config, opts: SyncOptions, *, now: float,
-           length: Callable[[SessionFile], int] = lambda f: f.size) -> list[Work]:
+           length: Callable[[SessionFile], int] = lambda f: f.size,
+           own: Callable[[SessionFile], bool] = lambda f: False) -> list[Work]:
     """Choose the sessions this run reads, oldest first, and where each one starts.
 
     `length` gives a file's length in its reader's offsets (a compressed file's decompressed size);
     it is asked only for a compressed file read before. A file its agent rewrites whole is read
-    from the start again whenever its size changed.
+    from the start again whenever its size changed. `own` tells a session memgit itself ran (an
+    agent CLI used as a model): asked only of a file never read, about to be chosen; never chosen.
     """
     chosen: dict[str, Work] = {}
     named = resolve_session(files, opts.redo or opts.session) if (opts.redo or opts.session) else None
@@ -134,6 +136,8 @@ def select(files: list[SessionFile], ledger: Ledger, cfg: Config, opts: SyncOpti
         ):
             continue
         if done < 0:
+            if own(file):
+                continue
             chosen[key] = Work(file, 0, "new" if not opts.session else "asked")
         elif file.whole:
             chosen[key] = Work(file, 0, "rewritten")

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from memgit import config
+from memgit import config, models
 from memgit.errors import ConfigError
 
 
@@ -58,6 +58,8 @@ def effective(env: Mapping[str, str] | None = None, *, repo_path: str | None = N
             row = {"key": f"{section}.{key}", "value": _shown(getattr(cfg, attr)), "origin": origin}
             if row["key"] in bad:  # shown as given: the default stands in only inside memgit
                 row.update(value=_shown(given), problem=bad[row["key"]])
+            if key == "model":  # which backend runs it: the offline heuristic, an agent CLI, litellm
+                row["backend"] = models.backend(row["value"])
             rows.append(row)
     return {"config_file": str(cfile), "exists": cfile.is_file(), "settings": rows,
             "problems": [{"key": k, "message": m} for k, m in problems]}

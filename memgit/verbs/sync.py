@@ -13,10 +13,13 @@ from typing import Callable
 from memgit.store import ledger_cache
 from memgit.core import redact
 from memgit.config import Config
+from memgit.core.budget import Spend, day_start
 from memgit.core.names import safe_name, safe_text
 from memgit.core.vocab import PREFIX
 from memgit.errors import LLMError, MemgitError, StorageError
 from memgit.core.redact import redact_transcript
+from memgit.models import spending
+from memgit.verbs import budget
 from memgit.verbs.sync_result import SessionResult, SyncResult
 from memgit.verbs.sync_session import SyncRun, ledger_id
 from memgit.verbs.selection import SyncOptions, Work, select, too_old
@@ -108,6 +111,10 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
     from memgit.store import bootstrap
 
     now = time.time() if now is None else now
+    from memgit import models
+
+    for model in {cfg.extract_model, cfg.consolidate_model} - {"heuristic"}:
+        models.require(model)  # a missing extra fails here, before anything is read or recorded
     if opts.dry_run:
         return _plan(cfg, opts, now=now)
     ensure_repo(cfg)
@@ -119,7 +126,8 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             by_hand = [] if opts.dry_run else _noticed(repo, cfg)
             listing = registry.scan(cfg)
             lengths = Lengths(cfg.state_dir, registry.length)
-            work = select(listing.files, led, cfg, opts, now=now, length=lengths)
+            work = select(listing.files, led, cfg, opts, now=now, length=lengths,
+                          own=lambda f: registry.ran_in(f, cfg.model_workdir))
             lengths.save()
             if opts.project:  # resolved even when nothing is new: a name that means nothing is an error
                 wanted = SyncRun(repo, cfg, led, None, "").project_filter(listing.files, opts.project)
@@ -153,18 +161,24 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
                     except LLMError as e:
                         state.stop = e.message
             concurrency = 1 if heuristic_run else max(1, cfg.concurrency)  # the heuristic is CPU-bound: no threads
+            uses_model = not heuristic_run or cfg.consolidate_model != "heuristic"
             # The heuristic's commits are published in batches (one pack, one fsync, each branch moved
             # once: store/commits.py); a model's come seconds apart, each worth more than its fsync.
-            with repo.batch() if heuristic_run else nullcontext():
+            with (repo.batch() if heuristic_run else nullcontext()), \
+                    (spending.watching(budget.today(repo, cfg, now), clock=lambda: now) if uses_model
+                     else nullcontext()):  # every model call asks the day's budget first
                 result.results = state.process_all(work, on_progress, concurrency)
-            if on_progress:
-                on_progress(len(work), len(work), "")
-            result.commits += state.commits
-            result.model_failures = state.model_failures
-            result.warnings += state.warnings
-            _import_memory(repo, cfg, led, result)
-            _after_commits(repo, cfg, result, consolidate=not state.stop)  # a model known unusable: next sync
+                if on_progress:
+                    on_progress(len(work), len(work), "")
+                result.commits += state.commits
+                result.model_failures = state.model_failures
+                result.warnings += state.warnings
+                _import_memory(repo, cfg, led, result)
+                _after_commits(repo, cfg, result, consolidate=not state.stop)  # a model known unusable: next sync
             _tell_noticed(repo, cfg, result, by_hand)
+            if state.over_budget:
+                left = result.count("pending")
+                raise LLMError(f"{state.stop}; {left} session(s) left pending, read by the first sync after the reset")
             if state.stop:
                 left = result.count("pending")
                 raise LLMError(f"{state.stop} (the session that met it is recorded as failed: once fixed, run "
@@ -184,10 +198,12 @@ def _plan(cfg: Config, opts: SyncOptions, *, now: float) -> SyncResult:
     try:
         led = ledger_cache.load(repo, cfg.state_dir, save=False) if repo is not None else Ledger()
         listing = registry.scan(cfg)
-        work = select(listing.files, led, cfg, opts, now=now, length=Lengths(cfg.state_dir, registry.length))
+        work = select(listing.files, led, cfg, opts, now=now, length=Lengths(cfg.state_dir, registry.length),
+                      own=lambda f: registry.ran_in(f, cfg.model_workdir))
         if opts.project:  # a name that means nothing is an error here too
             wanted = SyncRun(repo, cfg, led, None, "").project_filter(listing.files, opts.project)
             work = [w for w in work if wanted(w.file)]
+        spend = budget.today(repo, cfg, now) if repo is not None and cfg.extract_model != "heuristic" else None
     finally:
         if repo is not None:
             repo.close()
@@ -200,6 +216,9 @@ def _plan(cfg: Config, opts: SyncOptions, *, now: float) -> SyncResult:
         if cfg.extract_model != "heuristic":
             planned.tokens, planned.cost = _estimate(extract, w, cfg)
         result.results.append(planned)
+    if cfg.extract_model != "heuristic":  # the estimate against the day's budget
+        spend = spend or Spend(0, 0.0, cfg.max_tokens_per_day, cfg.max_cost_per_day, day_start(now))  # no repository yet
+        result.budget = budget.dry_run(spend, sum(r.tokens for r in result.results), result.cost, now)
     _left_out(result, listing.files, led, cfg, opts, now=now)
     return result
 

@@ -46,6 +46,7 @@ class SyncResult:
     looked_in: list[dict] = field(default_factory=list)  # no agent history found: {agent, folder, setting} of each
     new_repo: bool = False  # a dry run with no repository yet: a real run creates it
     secrets: list[dict] = field(default_factory=list)  # written by hand past the gate: {id, kind, where, ..., purge}
+    budget: dict = field(default_factory=dict)  # a dry run with a model: the day's spend and this run's estimate
 
     def model_failure(self) -> str:
         """Why the run failed when every session it tried failed because of the model; "" otherwise.
@@ -85,6 +86,7 @@ class SyncResult:
             **({"looked_in": self.looked_in} if self.looked_in else {}),
             **({"new_repo": True} if self.new_repo else {}),
             **({"secrets": self.secrets} if self.secrets else {}),
+            **({"budget": self.budget} if self.budget else {}),
             "imported": [{"source": r.source, "branch": r.branch, "sha": r.sha} for r in self.imported if r.sha],
         }
 

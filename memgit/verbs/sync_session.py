@@ -96,6 +96,7 @@ class SyncRun:
         self.model_failures = 0  # sessions recorded as `fail` because of the model (see SyncResult.model_failure)
         self.warnings: list[str] = []  # for the run's result (a redo that kept a person's edit)
         self.halt = threading.Event()  # set by a worker on an auth failure: the others stop calling
+        self.over_budget = False  # the day's budget stopped the run (memgit.models.spending)
         self.places = Places(repo, self.clean, self.redact)
 
     @property
@@ -222,7 +223,7 @@ class SyncRun:
         try:
             return self.extract(prep.transcript, project=prep.project or prep.scope)
         except Exception as e:
-            if getattr(e, "auth", False):
+            if getattr(e, "auth", False) or getattr(e, "budget", False):
                 self.halt.set()
             return e
 
@@ -253,6 +254,10 @@ class SyncRun:
     def failed(self, prep: _Prepared, error: BaseException) -> SessionResult:
         """Record a `fail`; an unusable key or a model out of reach stops further calls (see `hold`)."""
         extra: list = []
+        if getattr(error, "budget", False):  # nothing was sent: the session waits for the reset, unrecorded
+            self.stop, self.stop_recorded, self.over_budget = getattr(error, "message", str(error)), True, True
+            self.halt.set()
+            return self.hold(prep.work)
         if isinstance(error, _Held) or (getattr(error, "auth", False) and self.stop_recorded):
             return self.hold(prep.work)  # the key was refused for an earlier session: one fail says it
         if isinstance(error, MemgitError):

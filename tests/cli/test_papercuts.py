@@ -193,7 +193,8 @@ def test_config_show_says_where_each_value_came_from(memgit_cli, hermetic_env, m
     assert rows["extract.concurrency"] == {"key": "extract.concurrency", "value": 2, "origin": "env MEMGIT_CONCURRENCY"}
     assert rows["sources.min_idle_minutes"]["origin"] == "default"
     assert rows["consolidate.model"] == {"key": "consolidate.model", "value": "openai/x",
-                                         "origin": f"file {cfile} ([extract] model)"}
+                                         "origin": f"file {cfile} ([extract] model)",
+                                         "backend": "litellm (needs the llm extra: pip install 'memgit[llm]')"}
     assert data["config_file"] == str(cfile) and data["exists"]
     text = memgit_cli("config", "show").stdout
     assert "[sources]\nagents = " in text and f"\nmax_age_days = 90.0  # file {cfile}\n" in text

@@ -11,11 +11,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def assert_litellm_only_in_the_llm_extra(wheel: Path) -> None:
+    """The default install needs no litellm: the wheel requires it only for the `llm` extra."""
+    import re
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as z:
+        [meta] = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+        requires = [line.split(":", 1)[1].strip() for line in z.read(meta).decode().splitlines()
+                    if line.startswith("Requires-Dist:")]
+    default = [r for r in requires if "extra ==" not in r]
+    assert default and not [r for r in default if re.match(r"(litellm|memgit)\b", r, re.I)], default
+    litellm = {r.split("extra ==")[1].strip(" '\"") for r in requires if r.lower().startswith("litellm")}
+    assert litellm == {"llm", "test"}, litellm  # the test extra pulls the llm one: the tests run the model path
+
+
 def test_wheel_installs_and_runs_demo_outside_the_source_tree(tmp_path):
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation",
                     "-q", "-w", str(dist)], check=True, capture_output=True)
     [wheel] = dist.glob("memgit-*.whl")
+    assert_litellm_only_in_the_llm_extra(wheel)
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
