@@ -7,7 +7,6 @@ import logging
 import time
 from contextlib import nullcontext
 from dataclasses import replace
-from pathlib import Path
 from typing import Callable
 
 from memgit.store import ledger_cache
@@ -20,6 +19,7 @@ from memgit.errors import LLMError, MemgitError, StorageError
 from memgit.core.redact import redact_transcript
 from memgit.models import spending
 from memgit.verbs import budget
+from memgit.verbs.sync_log import log_to_state_dir
 from memgit.verbs.sync_result import SessionResult, SyncResult
 from memgit.verbs.sync_session import SyncRun, ledger_id
 from memgit.verbs.selection import SyncOptions, Work, select, too_old
@@ -119,7 +119,7 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
         return _plan(cfg, opts, now=now)
     ensure_repo(cfg)
     with sync_lock(cfg.state_dir, wait=opts.wait, on_wait=on_wait):
-        _log_to_state_dir(cfg.state_dir)
+        log_to_state_dir(cfg.state_dir)
         with MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
             upgraded = len(bootstrap.upgrade(repo))  # a repo older than its skeleton
             led = ledger_cache.load(repo, cfg.state_dir)
@@ -361,44 +361,3 @@ def ensure_repo(cfg: Config) -> bool:
     if created:
         start_noticing(cfg)
     return created
-
-
-class _SafeRecords(logging.Filter):
-    """What reaches sync.log is redacted like everything else memgit writes (a traceback quotes the
-    line that failed, an LLM error may quote the request)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.msg, record.args = safe_text(record.getMessage()), ()
-        if record.exc_info:
-            record.exc_text = safe_text(logging.Formatter().formatException(record.exc_info))
-            record.exc_info = None
-        return True
-
-
-def _log_to_state_dir(state_dir: Path) -> None:
-    """Send tracebacks of failed sessions, the LLM calls and every other memgit warning (a cache that
-    cannot be written, say) to .git/memgit/sync.log (once per process), not to the terminal."""
-    target = str((state_dir / "sync.log").absolute())
-    loggers = (logging.getLogger("memgit"),)  # memgit.verbs.sync, memgit.llm, memgit.memory_cache... propagate to it
-    for logger in loggers:
-        for old in [h for h in logger.handlers if getattr(h, "_memgit", False)]:
-            if old.baseFilename == target:
-                return
-            logger.removeHandler(old)  # a previous run in this process wrote to another repository
-            old.close()
-    state_dir.mkdir(parents=True, exist_ok=True)
-    handler = _LogFile(target, encoding="utf-8", delay=True)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
-    handler.addFilter(_SafeRecords())
-    handler._memgit = True
-    for logger in loggers:
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-
-
-class _LogFile(logging.FileHandler):
-    """sync.log: a full or read-only disk loses a log line, and says nothing (the run reports the
-    failure itself); logging's default would print a traceback to stderr."""
-
-    def handleError(self, record: logging.LogRecord) -> None:
-        pass

@@ -10,7 +10,6 @@ import time
 import traceback
 from collections import deque
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
 from fnmatch import fnmatch
 from typing import Callable
 
@@ -23,6 +22,7 @@ from memgit.errors import FULL_ERRNOS, LLMError, MemgitError, SecretFound, Trans
 from memgit.core.ledger import Ledger, format_message
 from memgit.core.model import Extraction, Transcript
 from memgit.core.redact import redact_note, redact_transcript
+from memgit.verbs.sync_trailers import cut_trailer, epoch, usage_trailers, utc_date
 from memgit.verbs.sync_result import SessionResult
 from memgit.verbs.selection import Work, readable_end
 from memgit.verbs.sync_place import Places
@@ -45,19 +45,6 @@ def _short(file: SessionFile) -> str:
     return ledger_id(file)[:8]
 
 
-def _epoch(iso: str | None) -> int | None:
-    """Seconds since the epoch of an ISO 8601 time (a transcript's `ended`), None when there is none."""
-    try:
-        moment = datetime.fromisoformat(iso or "")
-    except ValueError:
-        return None
-    return int((moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp())
-
-
-def _utc_date(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d")
-
-
 @dataclass(slots=True)
 class _Prepared:
     """A session read, redacted and placed in its scope (main thread), ready for its extractor."""
@@ -75,12 +62,6 @@ class _Prepared:
     @property
     def ready(self) -> bool:
         return self.transcript is not None and self.done is None and self.error is None
-
-
-def _usage_trailers(extractor: str, prompt: str, tokens: int, cost: float | None) -> list:
-    """Memgit-Extractor, -Prompt, -Tokens and -Cost (only when known) of an extraction."""
-    return [("Memgit-Extractor", extractor), ("Memgit-Prompt", prompt or None), ("Memgit-Tokens", tokens),
-            ("Memgit-Cost", f"{cost:.6f}" if cost is not None else None)]
 
 
 class SyncRun:
@@ -242,8 +223,8 @@ class SyncRun:
                      "unknown" if extraction.cost is None else f"${extraction.cost:.6f}")
         if extraction.note is None:
             extra = ([("Memgit-Extractor", self.extractor_name)] if not extraction.prompt else
-                     _usage_trailers(self.extractor_name, extraction.prompt, extraction.tokens, extraction.cost))
-            extra += _cut_trailer(prep.transcript)
+                     usage_trailers(self.extractor_name, extraction.prompt, extraction.tokens, extraction.cost))
+            extra += cut_trailer(prep.transcript)
             result = self.record(prep.work, "skip", prep.branch, prep.scope, prep.end,
                                  extraction.reason or "nothing worth keeping", extra)
         else:
@@ -265,7 +246,7 @@ class SyncRun:
             if isinstance(error, LLMError):  # which model, and what the failed calls cost (memgit.llm.ModelError)
                 self.model_failures += 1
                 usage = getattr(error, "usage", None)
-                extra = _usage_trailers(self.extractor_name, getattr(self.extract, "prompt_hash", ""),
+                extra = usage_trailers(self.extractor_name, getattr(self.extract, "prompt_hash", ""),
                                         usage.tokens if usage else 0, usage.cost if usage else None)
             if getattr(error, "auth", False):
                 self.stop, self.stop_recorded = error.message, True
@@ -283,7 +264,7 @@ class SyncRun:
             reason = f"internal error: {type(error).__name__}: {error}"
         reason = self.clean(ledger_mod.one_line(reason, 200))
         result = self.record(prep.work, "fail", prep.branch, prep.scope, prep.end, reason,
-                             extra + _cut_trailer(prep.transcript))
+                             extra + cut_trailer(prep.transcript))
         usage = getattr(error, "usage", None)
         if usage is not None:
             result.tokens, result.cost = usage.tokens, usage.cost
@@ -357,7 +338,7 @@ class SyncRun:
         if t.cut:  # the reader of the note learns the session's end was lost
             note = replace(note, extra={**note.extra, ledger_mod.CUT_KEY: ledger_mod.cut_text(t.cut)})
         previous = self.ledger.note_of(note.session) if work.why != "redo" else None
-        path = notes.note_path(note, _utc_date(work.file.mtime))
+        path = notes.note_path(note, utc_date(work.file.mtime))
         if previous and previous.branch == branch:
             old_text = self.repo.read(branch, previous.note)
             if old_text is not None:
@@ -366,11 +347,11 @@ class SyncRun:
                     path = previous.note
                 except ValueError:
                     pass  # a person broke the old note's front matter: write the new range as its own note
-        usage = (_usage_trailers(note.extractor, extraction.prompt, extraction.tokens, extraction.cost)
+        usage = (usage_trailers(note.extractor, extraction.prompt, extraction.tokens, extraction.cost)
                  if extraction.prompt else [("Memgit-Extractor", note.extractor), ("Memgit-Tokens", extraction.tokens)])
         message = format_message(
             "extract", scope, note.title, body=note.summary,
-            trailers=self.trailers(work, t.end, note.outcome, usage + _cut_trailer(t)) + [("Memgit-Note", path)],
+            trailers=self.trailers(work, t.end, note.outcome, usage + cut_trailer(t)) + [("Memgit-Note", path)],
         )
         content = notes.render_note(note).encode("utf-8")
         if (work.why == "redo" and self.ledger.processed_end(work.file.key) >= t.end
@@ -381,17 +362,13 @@ class SyncRun:
         try:
             # Authored when the session ended, committed now: `git log --format=%ad` tells when it happened.
             sha = self.repo.commit_with_retry(branch, lambda head: ({path: content}, message), allow_empty=True,
-                                              author_time=_epoch(t.ended))
+                                              author_time=epoch(t.ended))
         except SecretFound as e:
             return self.record(work, "fail", branch, scope, t.end, f"commit refused by the secret gate: {e.message}",
                                usage)
         self.commits += 1
         return SessionResult(note.session, "extract", scope, branch, work.start, t.end, note=path, sha=sha,
                              title=note.title)
-
-
-def _cut_trailer(t: Transcript | None) -> list:
-    return [(ledger_mod.CUT_TRAILER, t.cut)] if t is not None and t.cut else []
 
 
 def _unwritable(error: BaseException) -> bool:
