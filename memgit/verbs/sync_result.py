@@ -77,7 +77,8 @@ class SyncResult:
             **({"warnings": self.warnings} if self.warnings else {}),
             **({"too_old": self.too_old} if self.too_old else {}),
             **({"joined": self.joined} if self.joined else {}),
-            "imported": [{"source": r.source, "branch": r.branch, "sha": r.sha} for r in self.imported if r.sha],
+            "imported": [{"agent": r.agent, "source": r.source, "branch": r.branch, "sha": r.sha}
+                         for r in self.imported if r.sha],
         }
 
     @property
