@@ -66,9 +66,7 @@ SCHEMA = {
                     "type": "object",
                     "properties": {"type": {"type": "string", "enum": list(LEARNING_TYPES)},
                                    "text": {"type": "string"},
-                                   "status": {"type": "string", "enum": list(STATUSES),
-                                              "description": "done: held when the session ended; planned: "
-                                                             "agreed but not done; reverted: undone later"}},
+                                   "status": {"type": "string", "enum": list(STATUSES)}},
                     "required": ["type", "text", "status"],
                     "additionalProperties": False,
                 },
@@ -213,9 +211,7 @@ def build_messages(prompt: prompts.Prompt, transcript: Transcript, *, project: s
 
 @dataclass(frozen=True, slots=True)
 class Said(Learning):
-    """A learning as the model wrote it, with what became of it (STATUSES)."""
-
-    status: str = "done"
+    status: str = "done"  # what became of it, as the model wrote it (STATUSES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,19 +309,13 @@ def _harness_grams(transcript: Transcript) -> set[tuple[str, ...]]:
 
 
 def vet(learnings: tuple[Learning, ...], transcript: Transcript) -> list[Learning]:
-    """The model's learnings that pass the rules that hold for any writer (memgit.extract.heuristic.filters
-    with `model`): fragments, narration, pasted output, injected text and ephemera dropped, volatile
-    details scrubbed outside quoted text, and a [command] kept only when a command it quotes ran in
-    the session, as it is quoted. A learning that repeats what the harness wrote is dropped: a model
-    can take it for the person's words. A planned one is not a fact (a planned decision is kept, said
-    to be planned); a reverted one is not current. Every drop is logged with its reason (sync.log)."""
+    """The model's learnings that pass the rules holding for any writer (filters.problem with `model`),
+    scrubbed outside quoted text; a [command] kept when a command it quotes ran, as quoted; none that
+    repeats the harness's text (a model can take it for the person's words). A planned learning is no
+    fact (a planned decision is kept, said to be one); a reverted one is not current. Drops are logged."""
     harness = _harness_grams(transcript)
-    ran: set[str] = set()
-    for turn in transcript.turns:
-        for call in turn.tool_calls:
-            if call.command:  # a command as it ran, and each step of a chain
-                whole = shell.verbatim(call.command)
-                ran.update([whole, *_STEPS.split(whole)])
+    ran = {step for turn in transcript.turns for call in turn.tool_calls if call.command  # each as it ran,
+           for whole in [shell.verbatim(call.command)] for step in (whole, *_STEPS.split(whole))}  # and each step
     kept = []
     for learning in learnings:
         text, status = learning.text, getattr(learning, "status", "done")
