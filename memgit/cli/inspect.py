@@ -39,7 +39,9 @@ def status(repo_path, as_json) -> None:
         rows.append("unreadable project folders (not read until fixed):")
         rows += [f"  {u['agent']} {u['project_dir']}: {u['reason']}" for u in data["unreadable_folders"]]
     rows += [f"memory told twice in {d['cwd'] or d['project_dir']}: Claude Code loads its MEMORY.md ({d['auto_memory']}) "
-             f"and memgit's hook its summary; {d['advice']}" for d in data["double_injection"]]
+             f"and memgit's hook its summary; {d['advice']}" for d in data["double_injection"] if d["agent"] == "claude-code"]
+    rows += [f"memory told twice: {d['agent']} loads its own memory from {d['auto_memory']} and memgit's hook its "
+             f"summary; {d['advice']}" for d in data["double_injection"] if d["agent"] != "claude-code"]
     for r in data["remotes"]:
         rows.append(f"remote {r['name']} ({r['url']}): " + (f"{len(r['unpushed'])} branch(es) not pushed (memgit push)"
                                                          if r["unpushed"] else "up to date as of the last push or pull"))

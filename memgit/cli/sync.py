@@ -10,6 +10,8 @@ import click
 from memgit.cli.app import cli, emit, json_option, load_config, repo_option
 from memgit.errors import LLMError
 
+_AGENT_LABELS = {"claude-code": "Claude Code", "codex": "Codex", "gemini-cli": "Gemini CLI"}
+
 
 @cli.command()
 @click.option("--project", help="Only sessions of this project: its branch, slug or PROJECT.md name, "
@@ -86,7 +88,8 @@ def _sync_text(result) -> str:
         if result.consolidation_error:
             lines.append(f"consolidation failed (the sessions are recorded; the next sync retries): "
                          f"{result.consolidation_error}")
-        lines += [f"imported Claude Code memory {i['source']} onto {i['branch']}" for i in s["imported"]]
+        lines += [f"imported {_AGENT_LABELS.get(i['agent'], i['agent'])} memory {i['source']} onto {i['branch']}"
+                  for i in s["imported"]]
         lines += [f"joined {j['joined']} into {j['into']}: one repository ({j['remote']})" for j in s.get("joined", [])]
         lines += [f"your edit: {k}" for k in result.kept]
         lines += [f"warning: {w}" for w in result.warnings]

@@ -15,8 +15,10 @@ is an LLMError (the caller falls back to the heuristic consolidator).
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from memgit import llm, prompts
 from memgit.core import tokens
@@ -25,6 +27,10 @@ from memgit.core.model import Consolidation, Note
 from memgit.core.vocab import MAIN
 from memgit.consolidate import _markdown, _validate
 from memgit.consolidate._budget import MAX_CHARS
+
+log = logging.getLogger("memgit.consolidate.llm")
+CROSS_SECTIONS = ("Preferences", "Conventions", "Gotchas", "Across projects")  # main's learnings: 2+ projects each
+MIN_PROJECTS = 2
 
 MAX_OUTPUT_TOKENS = 16_384
 NOTE_SUMMARY = 300  # characters of a note's summary shown to the model
@@ -300,4 +306,22 @@ def consolidate_global(*, projects: Mapping[str, tuple[str, Sequence[tuple[str, 
     allowed = {p for p, _ in pinned} | {p for p, _ in own} | {"MEMORY.md", "memory_summary.md"}
     parse = _reader(allowed=allowed, pinned=pinned, cfg=cfg, model=cfg.consolidate_model, prompt=prompt,
                     with_skills=False)
-    return _run(messages, parse, cfg)
+    c = _run(messages, parse, cfg)
+    names = [b.rsplit("/", 1)[-1] for b in projects if b != MAIN]
+    return replace(c, memory_md=one_project_out(c.memory_md, names), summary_md=one_project_out(c.summary_md, names))
+
+
+def one_project_out(text: str, projects: Sequence[str]) -> str:
+    """The global file without the learnings that name fewer than MIN_PROJECTS projects: one person's
+    rule in one project is not a rule for every project (each removal is logged in sync.log)."""
+    named = [re.compile(rf"(?<![\w-]){re.escape(p)}(?![\w-])", re.I) for p in projects]
+    out, section = [], ""
+    for line in text.splitlines(keepends=True):
+        if line.startswith("## "):
+            section = line[3:].strip()
+        elif section in CROSS_SECTIONS and line.lstrip().startswith(("- ", "* ")) \
+                and sum(1 for p in named if p.search(line)) < MIN_PROJECTS:
+            log.info("global learning dropped (names fewer than %d projects): %s", MIN_PROJECTS, line.strip())
+            continue
+        out.append(line)
+    return "".join(out)

@@ -16,6 +16,7 @@ empty reply, `{}` or `"keep": false` is the no-op gate saying there is nothing w
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass, replace
 from typing import Callable
@@ -31,7 +32,8 @@ MAX_LEARNINGS = 12
 MAX_KEYWORDS = 8
 MAX_TITLE = 100
 MAX_SUMMARY = 1_200
-MAX_LEARNING = 400
+MAX_LEARNING = 1_000  # stated in the prompt; a longer learning is dropped whole (and logged), never cut
+STATUSES = ("done", "planned", "reverted")  # what became of what a learning tells: only `done` is current
 MAX_OUTPUT_TOKENS = 4_096
 EXPECTED_OUTPUT_TOKENS = 700  # a typical note, for the dry run's cost estimate
 MESSAGE_OVERHEAD = 16  # tokens of chat framing per request, roughly
@@ -63,8 +65,9 @@ SCHEMA = {
                 "items": {
                     "type": "object",
                     "properties": {"type": {"type": "string", "enum": list(LEARNING_TYPES)},
-                                   "text": {"type": "string"}},
-                    "required": ["type", "text"],
+                                   "text": {"type": "string"},
+                                   "status": {"type": "string", "enum": list(STATUSES)}},
+                    "required": ["type", "text", "status"],
                     "additionalProperties": False,
                 },
             },
@@ -75,6 +78,7 @@ SCHEMA = {
     },
 }
 
+log = logging.getLogger("memgit.extract.llm")  # sync.log: every learning dropped, and why
 _FENCE_TAG = re.compile(r"</?(transcript|session)\b", re.I)
 
 
@@ -206,6 +210,11 @@ def build_messages(prompt: prompts.Prompt, transcript: Transcript, *, project: s
 
 
 @dataclass(frozen=True, slots=True)
+class Said(Learning):
+    status: str = "done"  # what became of it, as the model wrote it (STATUSES)
+
+
+@dataclass(frozen=True, slots=True)
 class Draft:
     """What the model said: a note's content, or why there is none (`skip`)."""
 
@@ -263,10 +272,13 @@ def parse_reply(text: str) -> Draft:
         kind = str(item.get("type", "")).strip().lower()
         if kind not in LEARNING_TYPES:
             raise ValueError(f"learning {n} has type {kind!r}; use one of {', '.join(LEARNING_TYPES)}")
-        said = _cut(" ".join(item["text"].split()), MAX_LEARNING)
+        status = str(item.get("status") or "done").strip().lower()
+        if status not in STATUSES:
+            raise ValueError(f"learning {n} has status {status!r}; use one of {', '.join(STATUSES)}")
+        said = " ".join(item["text"].split())  # whole: vet drops one over MAX_LEARNING, saying so
         if said and (kind, said.lower()) not in seen:
             seen.add((kind, said.lower()))
-            learnings.append(Learning(kind, said))
+            learnings.append(Said(kind, said, status))
     words = data.get("keywords", [])
     if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
         raise ValueError("`keywords` must be a list of strings")
@@ -297,30 +309,39 @@ def _harness_grams(transcript: Transcript) -> set[tuple[str, ...]]:
 
 
 def vet(learnings: tuple[Learning, ...], transcript: Transcript) -> list[Learning]:
-    """The model's learnings that pass the filter stage the offline extractor's pass: volatile
-    details scrubbed, fragments, narration, pasted output, injected text and ephemera dropped, and
-    a [command] kept only when the command it quotes ran in the session, as it is quoted. A learning
-    that repeats what the harness wrote is dropped: a model can take it for the person's words."""
+    """The model's learnings that pass the rules holding for any writer (filters.problem with `model`),
+    scrubbed outside quoted text; a [command] kept when a command it quotes ran, as quoted; none that
+    repeats the harness's text (a model can take it for the person's words). A planned learning is no
+    fact (a planned decision is kept, said to be one); a reverted one is not current. Drops are logged."""
     harness = _harness_grams(transcript)
-    learnings = tuple(x for x in learnings if not (harness and _grams(x.text) & harness))
-    ran: set[str] = set()
-    for turn in transcript.turns:
-        for call in turn.tool_calls:
-            if call.command:  # a command as it ran, and each step of a chain
-                whole = shell.verbatim(call.command)
-                ran.update([whole, *_STEPS.split(whole)])
+    ran = {step for turn in transcript.turns for call in turn.tool_calls if call.command  # each as it ran,
+           for whole in [shell.verbatim(call.command)] for step in (whole, *_STEPS.split(whole))}  # and each step
     kept = []
     for learning in learnings:
-        if learning.type == "command":
-            spans = [span for span in _CODE.findall(learning.text) if shell.parse(span)]
-            if not spans or not all(span in ran for span in spans) \
-                    or filters.is_ephemeral(learning.text):
-                continue  # a command it did not see run, or not as written: never a memory
-            kept.append(learning)
+        text, status = learning.text, getattr(learning, "status", "done")
+        why = None
+        if harness and _grams(text) & harness:
+            why = "repeats text the agent's harness wrote"
+        elif len(text) > MAX_LEARNING:
+            why = f"over {MAX_LEARNING} characters"
+        elif status == "reverted":
+            why = "reverted later in the session: not current"
+        elif status == "planned" and learning.type != "decision":
+            why = "planned, not done: not a fact yet"
+        elif learning.type == "command":
+            if not any(span in ran for span in _CODE.findall(text)):
+                why = "quotes no command that ran in the session as written"
+            elif filters.is_ephemeral(text, dates=True):
+                why = "ephemeral"
+        else:
+            text = filters.scrub_unquoted(text, transcript.cwd)
+            why = filters.problem(text, model=True)
+        if why:
+            log.info("%s: learning dropped (%s): [%s] %s", transcript.ledger_id, why, learning.type, learning.text)
             continue
-        text = filters.scrub(learning.text, transcript.cwd)
-        if filters.problem(text) is None:
-            kept.append(Learning(learning.type, text))
+        if status == "planned":
+            text = f"Planned, not done when the session ended: {text}"
+        kept.append(Learning(learning.type, text))
     return kept
 
 

@@ -7,6 +7,7 @@ A source package (`claude_code/`, `codex/`, `gemini/`) shows one face:
     scan(root) -> Listing                                  its session files, and unreadable folders
     read_transcript(path, *, start, session_id, clean)     a byte range as a normalised Transcript
     peek_cwd(path) -> str | None                           the session's directory (the scope hint)
+    native_memory.discover(root, home) -> [AgentMemory]    the agent's own memory files (memory_files.py)
 
 Nothing outside `memgit/sources/` knows an agent's file format; adding an agent is its package and
 one line in PACKAGES (and its root in memgit.config). A source also says where each piece of text
@@ -59,6 +60,12 @@ def agents(cfg) -> tuple[str, ...]:
 def looked_in(cfg) -> list[dict]:
     """Each enabled agent's home and the setting that moves it: what to say when none holds a session."""
     return [{"agent": a, "folder": str(root(a, cfg)), "setting": SETTINGS[a]} for a in agents(cfg)]
+
+
+def own_memory(agent: str, cfg, home: Path) -> list:
+    """The notes `agent` keeps for itself, as memgit.sources.memory_files.AgentMemory units (each
+    package's `native_memory.discover(root, home)`)."""
+    return importlib.import_module(f"{PACKAGES[agent][0]}.native_memory").discover(root(agent, cfg), home)
 
 
 def scan(cfg) -> Listing:

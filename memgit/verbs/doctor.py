@@ -354,9 +354,10 @@ def check_double_injection(cfg: Config, env: Mapping[str, str]) -> Finding:
     twice = double_injection(cfg, env=env, home=Path(env.get("HOME") or Path.home()))
     if not twice:
         return Finding("double injection", OK, "no project is told its memory twice")
-    where = [f"{d['cwd'] or d['project_dir']}: Claude Code's auto memory is on ({d['auto_memory']})" for d in twice]
-    return Finding("double injection", WARN, f"{len(twice)} project(s) told their memory twice (Claude Code's "
-                   f"MEMORY.md and memgit's summary); {where[0]}", twice[0]["advice"], details=where[1:MAX_DETAILS])
+    where = [f"{d['cwd'] or d['project_dir']}: Claude Code's auto memory is on ({d['auto_memory']})"
+             if d["agent"] == "claude-code" else f"{d['agent']} loads {d['auto_memory']}" for d in twice]
+    return Finding("double injection", WARN, f"{len(twice)} project(s) told their memory twice (an agent's own "
+                   f"memory and memgit's summary); {where[0]}", twice[0]["advice"], details=where[1:MAX_DETAILS])
 
 
 # ---- the disk ----------------------------------------------------------------------------------

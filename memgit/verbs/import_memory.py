@@ -1,13 +1,15 @@
-"""`import` commits: Claude Code's own memory folders, versioned on their projects' branches.
+"""`import` commits: the agents' own memory, versioned on their projects' branches.
 
-Each memory folder is copied under `imported/claude-code/<folder>/` on the branch its project's
-sessions are filed on, as one `import(<scope>)` commit per folder whenever what is on disk differs
-from the copy: new and changed files written, deleted ones removed. Claude Code owns the folder;
-memgit only keeps its history (an older build's cleanup could empty it), so a `git revert` of an
-import commit stands until the folder changes again: the newest import commit of a folder records
-the digest it read (`Memgit-Source-Sha256`), and a folder still at that digest is not copied again.
+Each agent that keeps notes for itself (Claude Code's auto memory folders, Codex's memories folder,
+Gemini CLI's memory folders and GEMINI.md section: memgit.sources.memory_files) has them copied
+under `imported/<agent>/<source>/` on the branch its project's sessions are filed on (a unit naming
+no project: the global branch), as one `import(<scope>)` commit per unit whenever what is on disk
+differs from the copy: new and changed files written, deleted ones removed. The agent owns its
+files; memgit only keeps their history (an older build's cleanup could empty them), so a `git revert`
+of an import commit stands until the files change again: the newest import commit of a unit records
+the digest it read (`Memgit-Source-Sha256`), and a unit still at that digest is not copied again.
 
-Also here: whether a session gets the same memory twice, from Claude Code's MEMORY.md and from
+Also here: whether a session gets the same memory twice, from the agent's own memory and from
 memgit's session-start hook.
 """
 
@@ -25,17 +27,20 @@ from pathlib import Path
 from memgit.config import Config
 from memgit.core import redact
 from memgit.core.ledger import format_message, parse_trailers
-from memgit.core.model import AGENT_CLAUDE_CODE
+from memgit.core.model import AGENT_CLAUDE_CODE, AGENT_CODEX, AGENT_GEMINI
 from memgit.core.names import safe_name, safe_text
 from memgit.errors import SecretFound
+from memgit.sources import registry
 from memgit.sources.claude_code import native_memory
+from memgit.sources.memory_files import FolderMemory
 from memgit.verbs import install
 
 log = logging.getLogger("memgit.verbs.import_memory")
 KIND = "import"
-PREFIX = f"imported/{AGENT_CLAUDE_CODE}"
-WALK_LIMIT = 20_000  # commits searched for a folder's last import (only when its copy differs from disk)
-CACHE = "imports.json"  # under .git/memgit: each folder's file stamps and branch head when last found in step
+PREFIX = "imported"
+LABELS = {AGENT_CLAUDE_CODE: "Claude Code", AGENT_CODEX: "Codex", AGENT_GEMINI: "Gemini CLI"}
+WALK_LIMIT = 20_000  # commits searched for a unit's last import (only when its copy differs from disk)
+CACHE = "imports.json"  # under .git/memgit: each unit's file stamps and branch head when last found in step
 
 # cwd (None when unknown) -> (branch, project name, scope label), as sync files a session there
 Resolve = Callable[[str | None], tuple[str, str, str]]
@@ -43,53 +48,83 @@ Resolve = Callable[[str | None], tuple[str, str, str]]
 
 @dataclass(slots=True)
 class ImportResult:
-    """What became of one memory folder."""
+    """What became of one agent's memory unit (a folder, or the part of one a project owns)."""
 
-    source: str  # the folder's name, as memgit may write it
+    source: str  # the unit's name, as memgit may write it
     kind: str  # import (committed) | unchanged | kept (a person's revert or edit of the copy stands) | failed
     branch: str = ""
     scope: str = ""
-    files: int = 0  # in the folder (read)
+    files: int = 0  # in the unit (read)
     changes: list[str] = field(default_factory=list)  # "added: MEMORY.md", "removed: old.md"...
     sha: str = ""
     warnings: list[str] = field(default_factory=list)
+    agent: str = AGENT_CLAUDE_CODE
 
 
-def import_native_memory(repo, cfg: Config, resolve: Resolve, *, home: Path | None = None) -> list[ImportResult]:
-    """Commit each Claude Code memory folder that changed onto its project's branch.
+def import_native_memory(repo, cfg: Config, resolve: Resolve, *, home: Path | None = None,
+                         agents: tuple[str, ...] | None = None) -> list[ImportResult]:
+    """Commit each agent memory unit that changed onto its project's branch.
 
     Args:
         repo: an open MemoryRepo (its gate refuses any secret left after redaction).
         resolve: a cwd's branch, project and scope; it may create the project's branch (sync's own).
+        agents: whose memory to import (default: every agent the configuration reads).
 
     Returns:
-        One result per memory folder found, in the folders' order.
+        One result per unit found, in the registry's order of agents.
 
     Raises:
         MemgitError: writing failed (the caller decides whether that fails its run).
     """
     home = Path.home() if home is None else home
+    agents = registry.agents(cfg) if agents is None else agents
     cache_path = cfg.state_dir / CACHE
-    try:  # derived: without it every folder is read and compared, nothing else changes
+    try:  # derived: without it every unit is read and compared, nothing else changes
         cache = json.loads(cache_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         cache = {}
     cache = cache if isinstance(cache, dict) else {}
-    results, fresh = [], {}
-    for folder in native_memory.discover(cfg.claude_root, home):
-        stamp = native_memory.fingerprint(folder)
-        key = safe_name(folder.source, cfg.extra_redact_patterns)  # the cache is scanned for secrets too
-        result = _cached(repo, cache.get(key), key, stamp) or _import(repo, cfg, resolve, folder)
-        results.append(result)
-        if stamp and result.kind != "failed" and not result.warnings:  # a warning is said again next time
-            fresh[key] = {"stamp": stamp, "branch": result.branch, "scope": result.scope, "files": result.files,
-                          "head": repo.head(result.branch)}
+    results = []
+    fresh = {k: v for k, v in cache.items() if k.partition("/")[0] not in agents}  # other agents' entries stay
+    for agent in agents:
+        for n, unit in enumerate(_merged(registry.own_memory(agent, cfg, home), resolve)):
+            stamp = unit.stamp()
+            key = f"{agent}/{safe_name(unit.source, cfg.extra_redact_patterns)}/{n}"  # the cache is scanned for secrets too
+            result = _cached(repo, cache.get(key), safe_name(unit.source, cfg.extra_redact_patterns), stamp) \
+                or _import(repo, cfg, resolve, unit)
+            result.agent = agent
+            results.append(result)
+            if stamp and result.kind != "failed" and not result.warnings:  # a warning is said again next time
+                fresh[key] = {"stamp": stamp, "branch": result.branch, "scope": result.scope, "files": result.files,
+                              "head": repo.head(result.branch)}
     if fresh != cache:
         try:
             cache_path.write_text(json.dumps(fresh), encoding="utf-8")
         except OSError:
-            pass  # a full disk costs the next sync a read of every folder, nothing more
+            log.warning("cannot write %s: the next sync reads every memory unit again", cache_path)
     return results
+
+
+def _merged(units: list, resolve: Resolve) -> list:
+    """The units, those of one agent's folder that land on one branch made one (two projects of one
+    repository share a branch: two units there would each remove the other's files)."""
+    groups: dict[tuple, list] = {}
+    for unit in units:
+        groups.setdefault((unit.source, getattr(unit, "path", None)), []).append(unit)
+    merged = []
+    for group in groups.values():
+        if len(group) == 1 or not all(isinstance(u, FolderMemory) for u in group):
+            merged += group
+            continue
+        by_branch: dict[str, list[FolderMemory]] = {}
+        for unit in group:
+            by_branch.setdefault(resolve(unit.cwd)[0], []).append(unit)
+        for same in by_branch.values():
+            first = same[0]
+            merged.append(first if len(same) == 1 else FolderMemory(
+                first.agent, first.source, first.path, first.cwd,
+                keep=lambda name, same=same: any(u.keep is None or u.keep(name) for u in same)))
+    return merged
 
 
 def _cached(repo, known, source: str, stamp: str | None) -> ImportResult | None:
@@ -105,24 +140,28 @@ def _cached(repo, known, source: str, stamp: str | None) -> ImportResult | None:
 
 
 def for_sync(repo, cfg: Config, resolve: Resolve) -> tuple[list[ImportResult], list[str]]:
-    """import_native_memory as sync runs it: any failure is logged and becomes a warning, never the sync's."""
-    try:
-        results = import_native_memory(repo, cfg, resolve)
-    except Exception as e:  # the sessions matter more than a copy of Claude Code's notes
-        if os.environ.get("MEMGIT_DEBUG"):
-            raise
-        log.error("importing Claude Code's memory failed:\n%s",
-                  "".join(traceback.format_exception(type(e), e, e.__traceback__)))
-        return [], [safe_text(f"Claude Code's memory was not imported: {getattr(e, 'message', None) or e!r} "
-                              "(details in .git/memgit/sync.log; the next sync tries again)")]
-    return results, [w for r in results for w in r.warnings]
+    """import_native_memory as sync runs it, agent by agent: a failure is logged and becomes a warning,
+    never the sync's, and never another agent's."""
+    results, warnings = [], []
+    for agent in registry.agents(cfg):
+        try:
+            results += import_native_memory(repo, cfg, resolve, agents=(agent,))
+        except Exception as e:  # the sessions matter more than a copy of an agent's notes
+            if os.environ.get("MEMGIT_DEBUG"):
+                raise
+            log.error("importing %s's memory failed:\n%s", LABELS[agent],
+                      "".join(traceback.format_exception(type(e), e, e.__traceback__)))
+            warnings.append(safe_text(f"{LABELS[agent]}'s memory was not imported: "
+                                      f"{getattr(e, 'message', None) or e!r} "
+                                      "(details in .git/memgit/sync.log; the next sync tries again)"))
+    return results, warnings + [w for r in results for w in r.warnings]
 
 
-def _import(repo, cfg: Config, resolve: Resolve, folder: native_memory.MemoryFolder) -> ImportResult:
+def _import(repo, cfg: Config, resolve: Resolve, folder) -> ImportResult:
     patterns = cfg.extra_redact_patterns
     source = safe_name(folder.source, patterns)
-    snap = native_memory.read_folder(folder)
-    label = f"Claude Code memory {source}"
+    snap = folder.read()
+    label = f"{LABELS[folder.agent]} memory {source}"
     if snap.error:
         return ImportResult(source, "failed", warnings=[f"{label}: cannot list the folder ({snap.error}); "
                                                          "nothing imported from it"])
@@ -130,20 +169,20 @@ def _import(repo, cfg: Config, resolve: Resolve, folder: native_memory.MemoryFol
                           warnings=[f"{label}: {safe_name(n, patterns)} not imported ({why})"
                                     for n, why in sorted(snap.unreadable.items())])
     result.branch, _, result.scope = resolve(folder.cwd)
-    base = f"{PREFIX}/{_folder_dir(source)}"
+    base = f"{PREFIX}/{folder.agent}/{_folder_dir(source)}"
     wanted = {f"{base}/{_file_path(f.name, patterns)}": redact.redact(f.text, patterns).encode("utf-8")
               for f in snap.files}
     kept = tuple(f"{base}/{_file_path(n, patterns)}" for n in snap.skipped)  # left as they were
     if not _changes(repo, repo.head(result.branch), base, wanted, kept):
         return result
-    if _last_digest(repo, result.branch, source) == snap.digest:
+    if _last_digest(repo, result.branch, source, folder.agent) == snap.digest:
         result.kind = "kept"
         return result
     before = repo.head(result.branch)
     for attempt in range(2):
         try:
             sha = repo.commit_with_retry(result.branch, lambda head: _build(
-                repo, head, base, wanted, kept, result, snap.digest))
+                repo, head, base, wanted, kept, result, snap.digest, folder.agent))
             result.sha = sha if sha != before else ""  # all that changed was refused: no commit
             break
         except SecretFound:  # redaction missed what the gate sees: those files stay as they were
@@ -159,14 +198,14 @@ def _import(repo, cfg: Config, resolve: Resolve, folder: native_memory.MemoryFol
     return result
 
 
-def _build(repo, head, base, wanted, kept, result: ImportResult, digest: str):
+def _build(repo, head, base, wanted, kept, result: ImportResult, digest: str, agent: str):
     changes = _changes(repo, head, base, wanted, kept)
     current = set(repo.list(head, base)) if head else set()
     result.changes = [f"{'removed' if data is None else 'changed' if path in current else 'added'}: "
                       f"{path.removeprefix(base + '/')}" for path, data in sorted(changes.items())]
-    message = format_message(KIND, result.scope, f"{AGENT_CLAUDE_CODE} memory ({result.files} files)",
+    message = format_message(KIND, result.scope, f"{agent} memory ({result.files} files)",
                              body="\n".join(result.changes),
-                             trailers=[("Memgit-Import", AGENT_CLAUDE_CODE), ("Memgit-Source", result.source),
+                             trailers=[("Memgit-Import", agent), ("Memgit-Source", result.source),
                                        ("Memgit-Source-Sha256", digest)])
     return changes, message
 
@@ -181,13 +220,13 @@ def _changes(repo, rev: str | None, base: str, wanted: Mapping[str, bytes], kept
     return changes
 
 
-def _last_digest(repo, branch: str, source: str) -> str | None:
-    """The folder digest the newest import commit of `source` on `branch` recorded; None when none did."""
+def _last_digest(repo, branch: str, source: str, agent: str) -> str | None:
+    """The digest the newest import commit of `agent`'s `source` on `branch` recorded; None when none did."""
     for info in repo.walk(branch, limit=WALK_LIMIT):
         if not info.message.startswith(f"{KIND}("):
             continue
         trailers = parse_trailers(info.message)
-        if trailers.get("Memgit-Import") == [AGENT_CLAUDE_CODE] and source in trailers.get("Memgit-Source", ()):
+        if trailers.get("Memgit-Import") == [agent] and source in trailers.get("Memgit-Source", ()):
             return (trailers.get("Memgit-Source-Sha256") or [None])[0]
     return None
 
@@ -232,9 +271,44 @@ def session_start_installed(settings_path: Path) -> bool:
 
 def double_injection(cfg: Config, *, env: Mapping[str, str] | None = None,
                      home: Path | None = None) -> list[dict]:
-    """The projects whose sessions are told their memory twice: Claude Code's MEMORY.md (auto memory on)
-    and memgit's summary (its session-start hook installed); each with what to turn off."""
+    """Where sessions are told their memory twice: an agent's own memory (Claude Code's MEMORY.md with
+    auto memory on, Codex's memory summary, Gemini CLI's memory files) and memgit's summary (its
+    session-start hook installed for that agent); each with what to turn off."""
     env = os.environ if env is None else env
+    return _claude_twice(cfg, env, home) + _others_twice(cfg)
+
+
+def _others_twice(cfg: Config) -> list[dict]:
+    """Codex and Gemini CLI: each place their own memory is loaded from, when memgit's hook injects too."""
+    from memgit.sources.codex import native_memory as codex_memory
+    from memgit.sources.gemini import native_memory as gemini_memory
+    from memgit.verbs.install.agents import AGENTS, CODEX, GEMINI
+
+    rows = ((AGENT_CODEX, CODEX, cfg.codex_root, codex_memory.injected,
+             "turn Codex's memories off ([memories] use_memories = false in its config.toml)"),
+            (AGENT_GEMINI, GEMINI, cfg.gemini_root, gemini_memory.injected,
+             "remove the entries from Gemini CLI's memory files (it loads them into every session)"))
+    found = []
+    for agent, name, root, places, advice in rows:
+        if agent not in cfg.agents or not _session_start_in(root / AGENTS[name].hooks_file):
+            continue
+        found += [{"agent": agent, "project_dir": "", "cwd": None, "auto_memory": safe_text(where),
+                   "advice": safe_text(f"keep one: {advice} (memgit keeps what it imported), or run "
+                                       f"`memgit uninstall --agent {name}` (memgit stops injecting its summary)")}
+                  for where in places(root)]
+    return found
+
+
+def _session_start_in(path: Path) -> bool:
+    """True when an agent's hooks file runs memgit's session-start hook."""
+    hooks = native_memory.read_settings(path).get("hooks")  # a broken file: the agent runs no hook either
+    groups = hooks.get("SessionStart") if isinstance(hooks, dict) else None
+    return any(install.is_memgit_handler(h) and "session-start" in h["command"]
+               for g in (groups if isinstance(groups, list) else []) if isinstance(g, dict)
+               for h in (g.get("hooks") if isinstance(g.get("hooks"), list) else []))
+
+
+def _claude_twice(cfg: Config, env: Mapping[str, str], home: Path | None) -> list[dict]:
     settings = install.default_settings(cfg.claude_root)
     if not session_start_installed(settings):
         return []
@@ -246,6 +320,7 @@ def double_injection(cfg: Config, *, env: Mapping[str, str] | None = None,
         if not state.on:
             continue
         found.append({
+            "agent": AGENT_CLAUDE_CODE,
             "project_dir": safe_name(folder.source, cfg.extra_redact_patterns),
             "cwd": safe_text(folder.cwd) if folder.cwd else None,
             "auto_memory": safe_text(state.why),

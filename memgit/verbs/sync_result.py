@@ -87,7 +87,8 @@ class SyncResult:
             **({"new_repo": True} if self.new_repo else {}),
             **({"secrets": self.secrets} if self.secrets else {}),
             **({"budget": self.budget} if self.budget else {}),
-            "imported": [{"source": r.source, "branch": r.branch, "sha": r.sha} for r in self.imported if r.sha],
+            "imported": [{"agent": r.agent, "source": r.source, "branch": r.branch, "sha": r.sha}
+                         for r in self.imported if r.sha],
         }
 
     @property

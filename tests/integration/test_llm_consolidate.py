@@ -82,11 +82,30 @@ def test_a_secret_in_the_output_is_refused(cfg, fake_llm):
 
 def test_global_consolidation_carries_the_servers_content(cfg, fake_llm):
     memory = "# Memory across projects\n\n## Preferences\n\n- [preference] Plain commit subjects — pinion, lantern\n"
-    summary = "# Across projects\n\n## Across projects\n\n- [preference] Plain subjects\n\n## Where to look deeper\n\n- x\n"
+    summary = ("# Across projects\n\n## Across projects\n\n- [preference] Plain subjects (pinion, lantern)\n\n"
+               "## Where to look deeper\n\n- x\n")
     fake_llm.script(reply(memory=memory, summary=summary, skills=[("ignored", SKILL)]))
-    c = cons.consolidate_global(projects={"projects/pinion": (SUMMARY, NOTES)}, current=None, pinned=[], cfg=cfg)
+    c = cons.consolidate_global(projects={"projects/pinion": (SUMMARY, NOTES), "projects/lantern": (SUMMARY, NOTES)},
+                                current=None, pinned=[], cfg=cfg)
     assert (c.memory_md, c.summary_md, c.skills) == (memory, summary, {})
     assert fake_llm.requests[0]["body"]["messages"][0]["content"].startswith("You maintain the cross-project memory")
+
+
+def test_a_preference_one_project_shows_stays_in_that_project(cfg, fake_llm):
+    """The model promoted one person's rule in one project to main; main is injected into every project."""
+    memory = ("# Memory across projects\n\n## Preferences\n\n"
+              "- [preference] Always run the linter before committing — projects: pinion, lantern\n"
+              "- [preference] Never add a dependency without asking first — projects: pinion\n"
+              "## Projects\n- pinion (`projects/pinion`): 2 session notes\n")
+    summary = ("# Across projects\n\n## Across projects\n\n- [preference] Lint before committing (pinion, lantern)\n"
+               "- [preference] Never add a dependency without asking (pinion)\n\n## Where to look deeper\n\n- x\n")
+    fake_llm.script(reply(memory=memory, summary=summary))
+    c = cons.consolidate_global(projects={"projects/pinion": (SUMMARY, NOTES), "projects/lantern": (SUMMARY, NOTES)},
+                                current=None, pinned=[], cfg=cfg)
+    assert "dependency" not in c.memory_md + c.summary_md
+    assert "Always run the linter before committing" in c.memory_md and "Lint before committing" in c.summary_md
+    assert "- pinion (`projects/pinion`)" in c.memory_md  # the project list is not a learning
+    assert "seen in **two or more projects**" in fake_llm.requests[0]["body"]["messages"][0]["content"]
 
 
 def test_memgit_consolidate_commits_the_models_memory(claude_projects, memory_path, memgit_cli, fake_llm, monkeypatch):

@@ -12,6 +12,7 @@ import subprocess
 import pytest
 
 from memgit.core import redact
+from memgit.sources import memory_files
 from memgit.sources.claude_code import native_memory
 from memgit.sources.claude_code.synthetic import SessionWriter, encode_project_dir, session_id
 from tests import faults
@@ -148,7 +149,7 @@ def test_a_folder_without_transcripts_is_placed_by_the_existing_directory_it_enc
 def test_binaries_and_big_files_are_left_out(claude_projects, memory_path, memgit_cli, project):
     folder = memory_folder(claude_projects, project)
     (folder / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0")
-    (folder / "dump.md").write_text("x" * (native_memory.MAX_FILE_BYTES + 1))
+    (folder / "dump.md").write_text("x" * (memory_files.MAX_FILE_BYTES + 1))
     (folder / ".MEMORY.md.swp").write_text("editor junk")
     sync(memgit_cli)
     files = git(memory_path, "ls-tree", "-r", "--name-only", "projects/pinion", copy_dir(project)).split()

@@ -182,11 +182,11 @@ def test_an_invalid_reply_says_what_is_wrong(reply, problem):
         parse_reply(reply)
 
 
-def test_sizes_are_capped_rather_than_refused():
+def test_sizes_are_capped_rather_than_refused_and_a_learning_is_never_cut():
     many = [{"type": "fact", "text": f"Fact {i} " + "word " * 200} for i in range(30)]
     draft = parse_reply(json.dumps({**GOOD, "learnings": many, "title": "T " * 100}))
     assert len(draft.learnings) == extract_llm.MAX_LEARNINGS
-    assert all(len(l.text) <= extract_llm.MAX_LEARNING for l in draft.learnings)
+    assert [l.text for l in draft.learnings] == [" ".join(m["text"].split()) for m in many[:extract_llm.MAX_LEARNINGS]]
     assert len(draft.title) <= extract_llm.MAX_TITLE
 
 

@@ -33,9 +33,11 @@ _DURATION = re.compile(r"\s*\(?\bin \d+(?:\.\d+)?\s?m?s\)?|\s*\(\d+(?:\.\d+)?\s?
 _HOME = re.compile(r"(?:/Users|/home)/[^/\s'\"`)]+|/root(?=/)")
 _ABS_PATH = re.compile(r"(?<![\w.~])(?:~|/(?:Users|home|root|private|var|tmp|opt|mnt|workspace|srv|vercel))(?:/[^\s/'\"`),;:\]]+)+/?")
 
-# What, left in a learning, ties it to one moment: the learning is refused.
-EPHEMERA = re.compile(
-    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2})?|\b\d{1,2}:\d{2}:\d{2}\b"  # dates, times
+# What, left in a learning, ties it to one moment: the learning is refused. A date only when the
+# offline extractor wrote it (a pasted timestamp); a model is asked for absolute dates.
+_DATE = r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2})?|"
+_MOMENT = (
+    r"\b\d{1,2}:\d{2}:\d{2}\b"  # times
     r"|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"  # uuids
     r"|(?<![\w/.-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{6,40}(?![\w-])"  # commit and object hashes
     r"|\b(?=\w*[A-Z])(?=\w*[a-z])(?=\w*\d)[A-Za-z0-9_]{22,}\b"  # request, message and tool ids
@@ -43,9 +45,12 @@ EPHEMERA = re.compile(
     r"|/tmp/|/var/folders/|/private/var/|\.claude/plans/|\bT/[\w-]+"  # temporary files
     r"|\bpull/\d+|\bPR\s?#?\d+|\bpull request #?\d+|\bmerge request !?\d+"  # one change's number
     r"|\b(?:pid|pgid|ppid)\b:?\s*\d+"
-    r"|\bScreenshot\b",
-    re.I,
+    r"|\bScreenshot\b"
 )
+EPHEMERA = re.compile(_DATE + _MOMENT, re.I)
+_MODEL_EPHEMERA = re.compile(_MOMENT, re.I)
+# Quoted text a model wrote (an error message, a command): kept verbatim and judged as a unit.
+QUOTED = re.compile(r'"[^"\n]+"|`[^`\n]+`')
 _NARRATION = re.compile(
     r"^(?:let me|let's (?:see|check|look|run|try|start|verify|first)|now (?:let me|i'?ll|i need|i will|i can|let's)|"
     r"i'?ll |i will |i'm going to|i need to|i'm now|i am now|first,? (?:let me|i'?ll)|next,? (?:let me|i'?ll)|"
@@ -104,17 +109,34 @@ REMEMBERED = 4096
 def scrub(text: str, cwd: str | None = None) -> str:
     """Remove line references, durations, temporary files and a review item's label; make paths
     relative to the project and free of the home directory."""
-    text = _ITEM_LABEL.sub("", text.lstrip())
+    return " ".join(_volatile(_ITEM_LABEL.sub("", text.lstrip()), cwd).split()).strip()
+
+
+def scrub_unquoted(text: str, cwd: str | None = None) -> str:
+    """scrub for a model's learning: quoted text (`"bash: -c: line 0: syntax error"`, a command in
+    backticks) stays as written, but for the project's path and the home directory."""
+    text, parts, at = _ITEM_LABEL.sub("", text.lstrip()), [], 0
+    for m in QUOTED.finditer(text):
+        parts += [_volatile(text[at:m.start()], cwd), _private(m.group(0), cwd)]
+        at = m.end()
+    parts.append(_volatile(text[at:], cwd))
+    return " ".join("".join(parts).split()).strip()
+
+
+def _volatile(text: str, cwd: str | None) -> str:
     text = _TEMP_FILE.sub("", text)
     text = _LINE_REF.sub("", text)
     text = _FILE_LINE.sub(r"\1", text)
     text = _DURATION.sub("", text)
+    return _ABS_PATH.sub(_shorten_path, _private(text, cwd))
+
+
+def _private(text: str, cwd: str | None) -> str:
+    """Paths relative to the project and free of the home directory (a user name is nobody's memory)."""
     if cwd and len(cwd) > 1:
         base = cwd.rstrip("/")
         text = text.replace(base + "/", "").replace(base, ".")
-    text = _HOME.sub("~", text)
-    text = _ABS_PATH.sub(_shorten_path, text)
-    return " ".join(text.split()).strip()
+    return _HOME.sub("~", text)
 
 
 def _shorten_path(match: re.Match) -> str:
@@ -135,8 +157,9 @@ def drop_opener(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def is_ephemeral(text: str) -> bool:
-    return EPHEMERA.search(text) is not None
+def is_ephemeral(text: str, *, dates: bool = False) -> bool:
+    """True when text holds what ties it to one moment; `dates` lets absolute dates through."""
+    return (_MODEL_EPHEMERA if dates else EPHEMERA).search(text) is not None
 
 
 def _balanced(text: str) -> bool:
@@ -146,17 +169,24 @@ def _balanced(text: str) -> bool:
 
 
 @lru_cache(maxsize=REMEMBERED)
-def problem(text: str) -> str | None:
-    """Why `text` cannot be a learning ("fragment", "narration", …), or None when it can."""
+def problem(text: str, *, model: bool = False) -> str | None:
+    """Why `text` cannot be a learning ("fragment", "narration", …), or None when it can.
+
+    With `model`, the rules that exist for the offline extractor's own mistakes (its cut of a long
+    sentence, a pasted timestamp, unbalanced quotes inside a copied error) are left out: a model's
+    learning is judged outside its quoted text, may hold a date, and its length was checked already.
+    """
     if not text:
         return "empty"
     if _INJECTED.search(text):
         return "injected"
     if len(words(text)) < MIN_WORDS:
         return "fragment"
-    if len(text) > MAX_CHARS:
+    if not model and len(text) > MAX_CHARS:
         return "too long"
     stripped = text.rstrip()
+    if model:  # a quoted error may end in anything and hold a lone backtick or bracket
+        stripped = QUOTED.sub(" x ", stripped).rstrip()
     if stripped.endswith((":", "…", "...", ",", ";", "(", "-")) or not _balanced(stripped):
         return "fragment"
     if _CONTINUATION.match(stripped) or stripped[0] in ")]},.;":
@@ -166,7 +196,7 @@ def problem(text: str) -> str | None:
     if _DANGLING.match(stripped) or _NUMBERED.search(stripped) or _HALF_COPIED.search(stripped) \
             or _LEANS.search(stripped):
         return "does not stand alone"
-    if is_ephemeral(stripped):
+    if is_ephemeral(text if model else stripped, dates=model):
         return "ephemeral"
     if LOGLIKE.match(stripped) or _symbolic(stripped) or "\\n" in stripped:
         return "not prose"

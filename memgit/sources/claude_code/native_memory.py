@@ -9,17 +9,18 @@ knows that layout and the switches; it reads, never writes (Claude Code owns the
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Mapping
 
+from memgit.core.model import AGENT_CLAUDE_CODE
 from memgit.sources.claude_code.reader import peek_cwd
 from memgit.sources.claude_code.synthetic import encode_project_dir
+from memgit.sources.memory_files import Snapshot, read_tree, stamp
 
 MEMORY_DIR = "memory"
 INDEX = "MEMORY.md"
@@ -27,8 +28,6 @@ SETTINGS = "settings.json"
 DIRECTORY_SETTING = "autoMemoryDirectory"
 ENABLED_SETTING = "autoMemoryEnabled"
 DISABLE_ENV = "CLAUDE_CODE_DISABLE_AUTO_MEMORY"  # 1 turns it off, 0 forces it on: it outranks the settings
-MAX_FILE_BYTES = 256 * 1024  # Claude Code loads 25 KB of the index; a topic file this big is not a note
-MAX_FILES = 500  # a folder holding more is not a memory folder any more: the rest are listed as skipped
 PEEKS = 5  # transcripts tried for the folder's cwd (one with no cwd yet is skipped)
 MAX_DECODE_STEPS = 2000  # directory listings a decoded guess may cost
 
@@ -40,6 +39,7 @@ class MemoryFolder:
     source: str  # the project folder's name under projects/, or the configured directory's path
     path: Path
     project_dir: Path | None  # the folder under projects/ it sits in; None for autoMemoryDirectory
+    agent = AGENT_CLAUDE_CODE
 
     @cached_property
     def cwd(self) -> str | None:
@@ -47,37 +47,11 @@ class MemoryFolder:
         or when its project is gone. Looked up on first use: it peeks at a transcript."""
         return project_cwd(self.project_dir) if self.project_dir is not None else None
 
+    def read(self) -> Snapshot:
+        return read_folder(self)
 
-@dataclass(frozen=True, slots=True)
-class MemoryFile:
-    name: str  # relative to the folder, '/'-separated
-    text: str
-    sha256: str  # of the bytes on disk
-
-
-@dataclass(slots=True)
-class Snapshot:
-    """What a memory folder holds now: its text files, and what was left out and why."""
-
-    folder: MemoryFolder
-    files: list[MemoryFile] = field(default_factory=list)
-    skipped: dict[str, str] = field(default_factory=dict)  # name -> why (binary, too large, unreadable)
-    error: str = ""  # the folder itself could not be listed: nothing is known of its files
-
-    @property
-    def unreadable(self) -> dict[str, str]:
-        """The files that exist but could not be read (worth a warning; a binary is not)."""
-        return {n: why for n, why in self.skipped.items() if why.startswith("unreadable")}
-
-    @property
-    def digest(self) -> str:
-        """One digest of every file's name and bytes, and of the names left out: it changes when they do."""
-        h = hashlib.sha256()
-        for f in sorted(self.files, key=lambda f: f.name):
-            h.update(f"file {f.name}\0{f.sha256}\n".encode("utf-8", "surrogateescape"))
-        for name in sorted(self.skipped):
-            h.update(f"skipped {name}\n".encode("utf-8", "surrogateescape"))
-        return h.hexdigest()
+    def stamp(self) -> str | None:
+        return fingerprint(self)
 
 
 # ---- settings and switches -------------------------------------------------------------------
@@ -217,87 +191,13 @@ def decode_existing(encoded: str) -> str | None:
 
 
 def read_folder(folder: MemoryFolder) -> Snapshot:
-    """Read a memory folder's text files; binaries, big files and unreadable ones are listed, not read.
-
-    Hidden files and folders (editors' swap files, `.DS_Store`) and symlinks are not memory: left out
-    without a word. Never raises.
-    """
-    snap = Snapshot(folder)
-    try:
-        walk = list(_walk(folder.path))
-    except OSError as e:
-        snap.error = e.strerror or str(e)
-        return snap
-    for name, path in walk:
-        if path is None:  # a subfolder that cannot be listed: what it held is kept as it was
-            snap.skipped[name] = "unreadable: cannot list the folder"
-            continue
-        if len(snap.files) >= MAX_FILES:
-            snap.skipped[name] = f"more than {MAX_FILES} files"
-            continue
-        try:
-            with open(path, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
-                if size > MAX_FILE_BYTES:
-                    snap.skipped[name] = f"too large ({size} bytes)"
-                    continue
-                data = f.read(MAX_FILE_BYTES + 1)
-        except OSError as e:
-            snap.skipped[name] = f"unreadable: {e.strerror or e}"
-            continue
-        if b"\0" in data[:8192]:
-            snap.skipped[name] = "binary"
-            continue
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            snap.skipped[name] = "binary"
-            continue
-        snap.files.append(MemoryFile(name, text, hashlib.sha256(data).hexdigest()))
-    return snap
-
-
-def _walk(root: Path):
-    """(relative name, path) of the regular files under root, hidden ones and symlinks left out; a
-    subfolder that cannot be listed comes as ("<name>/", None).
-
-    Raises:
-        OSError: root itself cannot be listed.
-    """
-    stack = [("", str(root))]
-    while stack:
-        prefix, directory = stack.pop()
-        try:
-            with os.scandir(directory) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
-        except OSError:
-            if not prefix:
-                raise
-            yield prefix, None
-            continue
-        for entry in entries:
-            if entry.name.startswith(".") or entry.is_symlink():
-                continue
-            name = prefix + entry.name
-            if entry.is_dir(follow_symlinks=False):
-                stack.append((name + "/", entry.path))
-            elif entry.is_file(follow_symlinks=False):
-                yield name, entry.path
+    """Read a memory folder's text files (memgit.sources.memory_files.read_tree). Never raises."""
+    return read_tree(folder, folder.path)
 
 
 def fingerprint(folder: MemoryFolder) -> str | None:
-    """A digest of the folder's file names, sizes and modification times: it changes when a file does,
-    at the cost of a stat per file. None when the folder or a subfolder cannot be listed."""
-    h = hashlib.sha256()
-    try:
-        for name, path in _walk(folder.path):
-            if path is None:
-                return None
-            st = os.stat(path)
-            h.update(f"{name}\0{st.st_size} {st.st_mtime_ns} {st.st_ino}\n".encode("utf-8", "surrogateescape"))
-    except OSError:
-        return None
-    return h.hexdigest()
+    """A digest of the folder's file names, sizes and modification times (memgit.sources.memory_files.stamp)."""
+    return stamp(folder.path)
 
 
 def index_lines(snapshot: Snapshot) -> int:
