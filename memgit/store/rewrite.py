@@ -19,7 +19,7 @@ from pathlib import Path
 
 from dulwich.objects import Blob, Commit, ShaFile, Tag, Tree
 
-from memgit.store.objects import write_loose
+from memgit.store.packs import write_pack
 
 _SHA = re.compile(rb"\b[0-9a-f]{40}\b")
 DROPPED = "file"  # the kind counted for a file dropped whole (`memgit purge --path`)
@@ -70,9 +70,8 @@ class History:
         return total
 
     def write(self) -> None:
-        """Write the new objects loose, each before anything that names it."""
-        for obj in self.new.values():
-            write_loose(self.store, obj)
+        """Write the new objects as one pack (fsynced and in place before any ref names them)."""
+        write_pack(self.store, list(self.new.values()))
 
     # -- internals ---------------------------------------------------------------------------
 
