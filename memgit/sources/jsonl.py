@@ -58,6 +58,24 @@ def split_objects(line: bytes) -> tuple[list[Any], bool]:
         values.append(value)
 
 
+def bounded_lines(f: BinaryIO, pos: int, limit: int, counts) -> Iterator[tuple[int, bytes]]:
+    """Each line of `f` from byte `pos`, with its offset (the unterminated tail last). A line over
+    `limit` bytes is never held whole: it is consumed in chunks unread and counted on `counts`
+    (a reader's `end`, `bad_lines` and `oversize`)."""
+    while line := f.readline(limit + 1):
+        if len(line) > limit and line[-1:] != b"\n":
+            size = rest_of_line(f, len(line))
+            if size is None:  # the oversize tail of a file still being written
+                return
+            pos += size
+            counts.end = pos
+            counts.bad_lines += 1
+            counts.oversize += 1
+            continue
+        yield pos, line
+        pos += len(line)
+
+
 def rest_of_line(f: BinaryIO, read: int) -> int | None:
     """Consume the rest of an oversize line; its whole size, or None when the stream ends first."""
     while True:
@@ -87,28 +105,17 @@ class JsonlRange:
         self._max = max_line
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        f, limit = self._f, self._max
+        f = self._f
         loads = loads_for(f.seek(0, 2) - self.start)  # msgspec for a large read, when installed
         f.seek(self.start)
-        pos = self.start
-        while line := f.readline(limit + 1):
-            if len(line) > limit and line[-1:] != b"\n":  # never held whole: consumed in chunks, unread
-                size = rest_of_line(f, len(line))
-                if size is None:  # the oversize tail of a file still being written
-                    return
-                pos += size
-                self.end = pos
-                self.bad_lines += 1
-                self.oversize += 1
-                continue
+        for pos, line in bounded_lines(f, self.start, self._max, self):
             if line[-1:] != b"\n":  # the unterminated tail of the file
                 values, complete = split_objects(line)
                 if complete:
                     self.end = pos + len(line)
                     yield from self._records(values, line)
                 return
-            pos += len(line)
-            self.end = pos
+            self.end = pos + len(line)
             try:
                 value = loads(line)
             except (ValueError, RecursionError):  # not JSON, bad UTF-8, glued objects: the slow path

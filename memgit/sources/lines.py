@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from memgit.sources.files import CorruptStream
-from memgit.sources.jsonl import CHUNK, MAX_LINE, rest_of_line, split_objects
+from memgit.sources.jsonl import CHUNK, MAX_LINE, bounded_lines, split_objects
 
 
 class RecordRange:
@@ -49,33 +49,18 @@ class RecordRange:
             self.corrupt = True
 
     def _scan(self) -> Iterator[tuple[int, dict[str, Any]]]:
-        f, limit = self._f, self._max
+        f = self._f
         if not _skip(f, self.start):
             return
-        pos = self.start
         loads = json.loads
-        while True:
-            line = f.readline(limit + 1)
-            if not line:
-                return
-            if len(line) > limit and line[-1:] != b"\n":
-                size = rest_of_line(f, len(line))
-                if size is None:  # the oversize tail of a file still being written
-                    return
-                pos += size
-                self.end = pos
-                self.bad_lines += 1
-                self.oversize += 1
-                continue
+        for offset, line in bounded_lines(f, self.start, self._max, self):
             if line[-1:] != b"\n":  # the unterminated tail of the file
                 values, complete = split_objects(line)
                 if complete:
-                    self.end = pos + len(line)
-                    yield from ((pos, v) for v in values if isinstance(v, dict))
+                    self.end = offset + len(line)
+                    yield from ((offset, v) for v in values if isinstance(v, dict))
                 return
-            offset = pos
-            pos += len(line)
-            self.end = pos
+            self.end = offset + len(line)
             try:
                 value = loads(line)
             except (ValueError, RecursionError):  # not JSON, bad UTF-8, glued objects: the slow path
