@@ -107,13 +107,18 @@ class Objects:
 
     def lookup(self, tree: bytes | None, path: bytes) -> tuple[int, bytes] | None:
         """Return the (mode, sha) at path in tree, or None."""
-        entry = (stat.S_IFDIR, tree) if tree else None
-        for part in path.split(b"/"):
-            if entry is None or not stat.S_ISDIR(entry[0]):
-                return None
-            node = self[entry[1]]
-            entry = node[part] if part in node else None
-        return entry
+        return lookup(self, tree, path)
+
+
+def lookup(store, tree: bytes | None, path: bytes) -> tuple[int, bytes] | None:
+    """The (mode, sha) at path in tree, read through `store` (Objects, or a Staging over it), or None."""
+    entry = (stat.S_IFDIR, tree) if tree else None
+    for part in path.split(b"/"):
+        if entry is None or not stat.S_ISDIR(entry[0]):
+            return None
+        node = store[entry[1]]
+        entry = node[part] if part in node else None
+    return entry
 
 
 def tree_diff(

@@ -7,7 +7,6 @@ Objects first, the ref last: a crash leaves the branch on its old history, whole
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable
 
 
@@ -31,7 +30,7 @@ def replay(repo, branch: str, onto: str, commits: Iterable[str]) -> tuple[str, i
     from dulwich.object_store import commit_tree_changes
 
     from memgit.store.gate import gate_commit
-    from memgit.store.objects import Staging, tree_diff
+    from memgit.store.objects import Staging, lookup, tree_diff
 
     from memgit.core.ledger import PURGE, parse_subject
 
@@ -45,7 +44,7 @@ def replay(repo, branch: str, onto: str, commits: Iterable[str]) -> tuple[str, i
         tree = staging[head].tree
         edits, files = [], {}
         for path, _, new in tree_diff(staging, base, c.tree):
-            if _lookup(staging, tree, path) != new:
+            if lookup(staging, tree, path) != new:
                 edits.append((path, *(new or (None, None))))
                 if new is not None:
                     files[os.fsdecode(path)] = staging[new[1]].data
@@ -62,16 +61,6 @@ def replay(repo, branch: str, onto: str, commits: Iterable[str]) -> tuple[str, i
         head, done = new.id, done + 1
     staging.flush()
     return head.decode(), done
-
-
-def _lookup(store, tree: bytes, path: bytes) -> tuple[int, bytes] | None:
-    entry: tuple[int, bytes] | None = (stat.S_IFDIR, tree)
-    for part in path.split(b"/"):
-        if entry is None or not stat.S_ISDIR(entry[0]):
-            return None
-        node = store[entry[1]]
-        entry = node[part] if part in node else None
-    return entry
 
 
 def move_branch(repo, branch: str, old: str, new: str) -> None:
