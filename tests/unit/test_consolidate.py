@@ -123,19 +123,21 @@ def test_a_run_of_the_whole_project_beats_a_later_run_of_one_file_or_with_a_disp
 
 def test_the_summary_keeps_standing_corrections_and_memory_md_every_one():
     standing = ["could we reuse the session_nav.html template for that, it looks very similar?",  # a choice the agent makes again
-                "do we even need _generate_html_with_combined_link then?",
                 "I didn't find those cross-session navigation links helpful, replace them with one link",
                 "I'd actually love that test to be saved as a permanent unit test"]
     one_off = ["Fix all issues in the suggested order",  # the next step of the task, from fixtures/scale
                "The current way with F1 is OK. Commit the changes",
-               "Plan a fix for scenario 1"]
+               "Plan a fix for scenario 1",
+               "do we even need _generate_html_with_combined_link then?",  # a challenge of one piece of work
+               "No teams or leads are loading into the pane now",  # a report of what is broken (fixtures, codex)
+               "I think we should start relatively fresh from main branch, can you switch"]  # the task's next step
     notes = [note(i, ("preference", f'The user corrected the agent: "{ask}"'), day=i + 1)
              for i, ask in enumerate(standing + one_off)]
     notes.append(note(9, ("preference", "Never commit without running the tests first."), day=1))
     result = run(notes)
     assert all(ask in result.memory_md for ask in standing + one_off)  # MEMORY.md keeps them all
     assert "Never commit without running the tests first." in result.summary_md
-    assert [ask in result.summary_md for ask in standing + one_off] == [True] * 4 + [False] * 3
+    assert [ask in result.summary_md for ask in standing + one_off] == [True] * 3 + [False] * 6
 
 
 def test_the_summary_holds_no_fragment():

@@ -35,6 +35,8 @@ STANDING = [
     CORRECTED + '"Wait, does it only run on main? I think we should run it on all push?"',  # fe869ecb
     CORRECTED + '"This all feels complex and over-engineered for loading and editing a simple team object."',  # 01997e76
     "Project rule (CLAUDE.md, Performance): All code changes must prioritize maximum throughput.",  # 50633cd8 (scale)
+    "Do not apply linting for the tests.",  # b6fee4c0 (scale): a norm, though "Do" opens questions too
+    CORRECTED + '"Tests should exercise real strategy behaviour, not just metadata serialization"',
 ]
 ONE_OFF = [
     # the next step of the task, a pointer into the session, an approval, a plain question (fixtures/scale)
@@ -48,6 +50,21 @@ ONE_OFF = [
     CORRECTED + '"I couldn\'t replicate the 4 session issue, but I still got 2 commits, so maybe we should focus on '
                 'that"',  # 6113e919 (claude fixtures)
     "Keep the existing information and highlight changes and fixes.",  # ff9dfa67 (scale): the task's brief
+    # a report of what is broken, an interjection, a proposal for the task, a challenge of one piece of work
+    CORRECTED + '"No teams or leads are loading into the pane now"',  # 01997e76 (codex fixtures)
+    CORRECTED + '"Why do we need stats for the team?"',  # 01997e76
+    CORRECTED + '"not the new session button. this one the plus button in there"',  # 8a2518dd
+    CORRECTED + '"hmm, I was able to do it through the UI -> https://linear.app/entirehq/document/task-list it '
+                'shows up in the Issue\'s \"Resources\""',  # 8b418ea5
+    CORRECTED + '"I think we should start relatively fresh from main branch, can you switch, write a new '
+                'architecture document replacing the multi one"',  # a318ad73
+    CORRECTED + '"ah I messed up, I reset the commit and made a new one, the old shadow branch was gone, so the '
+                'data is now totally off I guess? but this should mean it attributes more to me but numbers should '
+                'be correct?"',  # 6113e919
+    CORRECTED + '"This is annoying, maybe we should use the https repo address?"',  # 9e953218
+    # documentation the person pasted: a "do not" inside it is no rule of theirs (cb2e607c)
+    CORRECTED + '"Installing the tool is useful if you need the tool to be available to other programs on your '
+                'system, e.g., if some script you do not control requires the tool"',
 ]
 
 

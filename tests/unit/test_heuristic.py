@@ -326,7 +326,22 @@ PARSED = [
      ("format", "lint", "test")),
     ("bash -lc 'uv run mypy memgit'", "uv run mypy memgit", ("typecheck",)),
     ("./gradlew test", "./gradlew test", ("test",)),
+    # a monorepo's package, picked by the package manager's own options (codex fixture 01997e76)
+    ("pnpm --filter @repo/spectora-labs lint", "pnpm --filter @repo/spectora-labs lint", ("lint",)),
+    ("pnpm --filter @repo/spectora-labs check-types", "pnpm --filter @repo/spectora-labs check-types", ("typecheck",)),
+    ("npm -w packages/api run build", "npm -w packages/api run build", ("build",)),
+    ("yarn --cwd web test", "yarn --cwd web test", ("test",)),
+    ("npm run typecheck", "npm run typecheck", ("typecheck",)),
 ]
+
+
+def test_a_monorepo_package_s_checks_are_its_commands():
+    checks = ["lint", "test", "check-types"]
+    runs = [agent(bash(f"pnpm --filter @repo/app {c}", "Tests  245 passed (245)" if c == "test" else "done"))
+            for c in checks]
+    assert sorted(texts(note_of(user("make the team sheet load faster"), *runs), "command")) == [
+        "Lint with `pnpm --filter @repo/app lint`.", "Tests run with `pnpm --filter @repo/app test`.",
+        "Type-check with `pnpm --filter @repo/app check-types`."]
 
 
 @pytest.mark.parametrize(("command", "key", "categories"), PARSED)

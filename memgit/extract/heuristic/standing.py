@@ -67,6 +67,13 @@ _EVALUATIVE = re.compile(
     r"wrong|heavy|clunky|hacky))\b",
     re.I,
 )
+# A judgement of what the agent built, said as one (not asked): the taste outlives the task.
+_JUDGEMENT = re.compile(
+    r"\b(?:I (?:didn'?t|don'?t|do not) (?:find|like)|not (?:helpful|useful|needed|necessary|what I)|"
+    r"too (?:complex|complicated|verbose|long|many|much|slow|big|noisy)|over-?engineer\w*|overkill|over-?complicat\w*|"
+    r"unnecessar\w*|feels? (?:complex|complicated|wrong|heavy|clunky|hacky))\b",
+    re.I,
+)
 # Pushing back on what the agent chose or built, in terms that outlive the task.
 _PUSHBACK = re.compile(
     r"^(?:no|nope|not|wait|actually|hmm+|hold on|oh no)\b|\b(?:don'?t|do not|doesn'?t need|no need|shouldn'?t|should not|must not|mustn'?t|never|avoid|stop \w+ing|"
@@ -114,6 +121,23 @@ _QUESTION = re.compile(
     r"has|have|was|were)\b",
     re.I,
 )
+# The sentences of what a person said; a norm or a judgement must stand in one of them.
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# A call to reuse what exists rather than build it twice: a choice the agent would make again.
+_REUSE = re.compile(r"\b(?:re-?use|duplicat\w*|de-?dup\w*|consolidat\w*)\b", re.I)
+# A norm: what must or must not be done, said as a rule rather than as the next step.
+_FORBID = re.compile(r"^(?:please\s+)?(?:don'?t|do not|never|avoid|stop \w+ing|no need to)\b", re.I)
+_NORM = re.compile(
+    r"\b(?:should(?:n'?t| not)?|must(?:n'?t| not)?|has to|have to|needs? to be|doesn'?t need|no need to)\b|"
+    r"\bI (?:don'?t|do not) (?:think|want|like|need)\b|\bI didn'?t (?:find|want|ask|like|mean)\b|"
+    r"\b(?:too (?:complex|complicated|verbose|long|many|much|slow|big|noisy)|over-?engineer\w*|overkill|"
+    r"over-?complicat\w*|unnecessar\w*|simpler|simplif\w*|keep it simple|hard-?cod\w*)\b",
+    re.I,
+)
+# A proposal for the task in progress ("I think we should look at …", "maybe we should use …"): no norm.
+_PROPOSAL = re.compile(r"\b(?:(?:I think|I guess|maybe|perhaps|so)\s+)?(?:we|you) (?:should|could|need to|might)\b", re.I)
+# A request of the task in progress inside the sentence: "…, can you switch and write …".
+_REQUEST = re.compile(r"\b(?:can|could|would|will) you\b|\bplease\b|\blet'?s\b", re.I)
 _QUOTED = re.compile(r'^[^"]*:\s*"(?P<said>.*)"\s*$', re.S)
 
 
@@ -169,11 +193,22 @@ def standing(text: str) -> bool:
         return False
     if general(said) or first_person(said) or choice(said) or _PRACTICE.search(said):
         return True
-    if _EVALUATIVE.search(said):
+    return any(_lasting_pushback(part) for part in _SENTENCE.split(said) if part.strip())
+
+
+def _lasting_pushback(sentence: str) -> bool:
+    """One sentence that corrects a choice the agent would make again: a judgement of what it built,
+    a call to reuse rather than duplicate, or a norm ("don't …", "tests should …"). An interjection
+    ("no", "hmm", "wait"), a report of what is broken, a proposal for the task in progress ("I think we
+    should start fresh, can you …") or a question about one piece of work is not one."""
+    sentence = _FILLER.sub("", sentence.strip())
+    if _REUSE.search(sentence) or _FORBID.match(sentence) or _JUDGEMENT.search(sentence):
         return True
-    if question(said) and not pushback(said):
+    if question(sentence):
+        return False  # "why do we need stats for the team?": a challenge of one piece of work
+    if task_step(sentence) or _REQUEST.search(sentence):
         return False
-    return pushback(said) and not task_step(said)
+    return _NORM.search(_PROPOSAL.sub("", sentence)) is not None
 
 
 def stated_generally(text: str) -> bool:
