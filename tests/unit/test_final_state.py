@@ -243,6 +243,21 @@ def test_a_gotcha_that_bites_again_reads_as_how_things_behave():
     assert not lasting_gotcha("The issue was that the `drained:` label was inside the `select` statement.")
 
 
+@pytest.mark.parametrize("text,told_", [
+    # the person's report must name its subject; the finding must hold beyond the fix one session made
+    ("Problem: Ok it is still not working either way. Fix: Patched `useTeamWithStats` so that any `initialTeam` "
+     "is treated as stale, which forces an immediate fetch whenever the sheet opens.", False),  # 01997e76 (codex)
+    ("Problem: Integration tests failing \"Expected session ID conflict error\". Fix: moving shadow branch conflict "
+     "check before the early return, when `CheckpointCount == 0`", False),  # 6113e919
+    ("Problem: \"is a directory\" error when creating shadow branch. Fix: ensuring `BaseCommit` is always set in "
+     "`checkConcurrentSessions`", False),  # 6113e919
+    ("Problem: The build fails on a clean checkout with a missing module error. Fix: `go generate ./...` must run "
+     "before `go build`, since the GraphQL code is generated.", True),
+])
+def test_a_reported_problem_is_told_only_as_a_lesson_that_holds(text, told_):
+    assert lasting_gotcha(text) is told_
+
+
 @pytest.mark.parametrize("title,line", [
     ("Add a Make target to format all go files using gofumpt", "Added a Make target to format all go files using gofumpt"),
     ("Build the site and fix whatever breaks", "Built the site and fixed whatever breaks"),  # the demo's lantern
