@@ -15,7 +15,7 @@ from memgit.core.model import Transcript, Turn
 from memgit.extract import heuristic
 from memgit.extract.heuristic import filters, revisions, session
 from memgit.extract.heuristic.standing import correction_worth_keeping, standing, stated_generally
-from tests.unit.test_heuristic import CWD, agent, bash, call, edit, user
+from tests.unit.test_heuristic import CWD, agent, bash, call, edit, note_of, texts, user
 
 CORRECTED = "The user corrected the agent: "
 
@@ -270,3 +270,36 @@ def test_the_latest_work_says_what_was_done_not_what_was_asked(title, line):
     from memgit.consolidate.heuristic.briefing import work_line
 
     assert work_line(title) == line
+
+
+# ---- a bug of the project's own code, fixed in the session, is its history ----------------------------
+
+def test_the_cause_of_a_bug_the_session_then_fixed_is_a_fact_not_a_gotcha():
+    # fc14d957/bef12fe0 (scale): the agent explains why the WAL files survive a shutdown, then changes that code
+    cause = ("Writing ~5800 binary snapshots for 21GB takes well over 10s, so the process exits before "
+             "`RotateWALFilesAfterShutdown()` runs.")
+    fixed = call("Edit", file_path=f"{CWD}/pkg/metricstore/metricstore.go",
+                 old_string="\tcheckpointing.Shutdown()\n", new_string="\tcheckpointing.Shutdown()\n"
+                 "\tRotateWALFilesAfterShutdown(dirs)\n")
+    turns = [user("the shutdown still leaves the wal files behind, it's broken"),
+             agent(call("Read", file_path=f"{CWD}/pkg/metricstore/metricstore.go"), text=f"The root cause: {cause}")]
+    assert any(cause in text for text in texts(note_of(*turns), "gotcha"))  # explained, not yet changed: a gotcha
+    fixed_note = note_of(*turns, agent(fixed, text="I changed the shutdown so the WAL files are rotated first."))
+    assert not any(cause in text for text in texts(fixed_note, "gotcha"))
+    assert any(cause in text for text in texts(fixed_note, "fact"))  # kept: search and the prompt hook find it
+
+
+@pytest.mark.parametrize("text,edited,fixed", [
+    ("`ReceiveNats` blocks by design (`wg.Wait()` waits for context cancellation), but it's called synchronously "
+     "from `Init()`", "go ReceiveNats(ctx)", True),  # 734f1e28 (scale)
+    # a library's behaviour stays a gotcha although the session edited code that calls it
+    ("Under strict pyright, values coming out of `json.loads` are Unknown; narrow them with `typing.cast()`.",
+     "data = cast(dict[str, Any], json.loads(raw))", False),  # fe869ecb
+    ("Without statistics in `sqlite_stat1`, SQLite's query planner chose `jobs_jobstate_energy`.",
+     "db.Exec(\"ANALYZE\")", False),  # 42401d2e (scale)
+    ("`CountStates` has a bad merge", "", False),  # no edit: nothing was fixed here
+])
+def test_only_names_of_the_code_the_session_changed_make_a_gotcha_its_history(text, edited, fixed):
+    from memgit.extract.heuristic.gotchas import fixed_here
+
+    assert fixed_here(text, edited) is fixed
