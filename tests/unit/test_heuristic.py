@@ -726,3 +726,15 @@ def test_what_the_agent_says_about_its_own_tools_is_no_fact():
                     agent(call("read_file", "x", file_path="src/env/manager.ts"), call("write_file", file_path="a.md")),
                     agent(text=found), kinds=("fact",))
     assert facts == [found]
+
+
+def test_advice_on_starting_the_project_s_own_program_weighs_as_a_command_that_ran():
+    # 9a08e650 (scale): the plan's verification step is the only place the session says how to run cc-backend
+    from memgit.extract.heuristic.commands import _advice
+
+    start = _advice("4. Start with `./cc-backend -server -dev` and verify `/config` page shows resampling options",
+                    CWD, set()) or _advice("Start with `./cc-backend -server -dev` and verify `/config` page shows "
+                                           "resampling options", CWD, set())
+    flag = _advice("Run with `-loglevel debug` and check the log", CWD, set())
+    assert start is not None and start.text == "Start with `./cc-backend -server -dev`."
+    assert flag is not None and start.score > flag.score
