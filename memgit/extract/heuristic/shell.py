@@ -253,7 +253,7 @@ def _classify(tool: str, args: list[str]) -> tuple[str | None, int]:
     return category, 0
 
 
-# A package manager's options that pick the workspace package or directory a script runs in.
+# A package manager's options that pick the workspace package or directory a script runs in, with a value or not.
 _WORKSPACE_OPTS = {"--filter", "-F", "--workspace", "-w", "-C", "--dir", "--prefix", "--cwd"}
 _WORKSPACE_FLAGS = {"-r", "--recursive", "-ws", "--workspaces", "--silent", "-s", "--if-present"}
 
@@ -261,14 +261,8 @@ _WORKSPACE_FLAGS = {"-r", "--recursive", "-ws", "--workspaces", "--silent", "-s"
 def _workspace_opts(args: list[str]) -> int:
     """How many leading arguments choose where a package manager runs (`--filter @repo/app`, `-C web`)."""
     i = 0
-    while i < len(args):
-        name = args[i].split("=", 1)[0]
-        if name in _WORKSPACE_OPTS:
-            i += 1 if "=" in args[i] else 2
-        elif args[i] in _WORKSPACE_FLAGS:
-            i += 1
-        else:
-            break
+    while i < len(args) and (args[i] in _WORKSPACE_FLAGS or args[i].split("=", 1)[0] in _WORKSPACE_OPTS):
+        i += 1 if args[i] in _WORKSPACE_FLAGS or "=" in args[i] else 2
     return i
 
 
