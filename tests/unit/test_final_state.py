@@ -265,6 +265,8 @@ def test_a_reported_problem_is_told_only_as_a_lesson_that_holds(text, told_):
     ("run an agent that creates a color file inside docs, choose your color", "Ran an agent that creates a color file inside docs"),
     ("Have a look at the git diff of renderer.py and explain it", "Looked at the git diff of renderer.py and explained it"),
     ("When are the wal journal files reset", "Looked into: when are the wal journal files reset"),
+    ("Do you think these files could live in a submodule", "Looked into: do you think these files could live in a submodule"),
+    ("Evaluate packages/services and create a new package", "Evaluated packages/services and created a new package"),
 ])
 def test_the_latest_work_says_what_was_done_not_what_was_asked(title, line):
     from memgit.consolidate.heuristic.briefing import work_line
@@ -303,3 +305,23 @@ def test_only_names_of_the_code_the_session_changed_make_a_gotcha_its_history(te
     from memgit.extract.heuristic.gotchas import fixed_here
 
     assert fixed_here(text, edited) is fixed
+
+
+@pytest.mark.parametrize("said,source_title,title", [
+    # fc14d957 (scale): the context first, then the ask; and the harness's own title, set as a slug
+    ("This application uses a files based checkpointing mechanism using a WAL algorithm for crash recovery. "
+     "Analyse when the wal files are reset. Currently the wal files are not reset.", None,
+     "Analyse when the wal files are reset"),
+    ("This application uses a WAL. Analyse when the wal files are reset.", "fix-wal-reset-on-shutdown",
+     "Fix wal reset on shutdown"),
+    # an ask that leans on the context ("this") keeps the context as the title (01997e76, codex)
+    ("updating a team to assign a lead is VERY slow. Evaluate how this is handled in the TeamSheet.", None,
+     "Updating a team to assign a lead is VERY slow"),
+])
+def test_a_note_is_titled_by_what_its_first_request_asks(said, source_title, title):
+    from memgit.extract.heuristic import session, summary
+    from tests.unit.test_heuristic import transcript
+
+    t = transcript(user(said), agent(text="Done."))
+    t.title = source_title
+    assert summary.title(session.read(t), source_title) == title

@@ -169,6 +169,13 @@ def question(text: str) -> bool:
     return _QUESTION.search(text.strip()) is not None
 
 
+def asks(sentence: str) -> bool:
+    """A sentence that asks for work or an answer: a question, or a request of the task ("Analyse when
+    the wal files are reset"), as opposed to the context said before it."""
+    said = _FILLER.sub("", sentence.strip())
+    return question(said) or _TASK_VERB.match(said) is not None
+
+
 def task_step(text: str) -> bool:
     """A next step of the task in progress, or a pointer into this session."""
     said = words_of(text)
