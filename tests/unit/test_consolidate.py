@@ -108,6 +108,18 @@ def test_one_line_per_purpose_the_most_recent_clean_form_that_worked():
     assert lines == ["Test: `uv run pytest`", "Lint: `ruff check`", "Format and lint: `ruff format && ruff check`"]
 
 
+def test_the_agent_s_advice_sits_under_its_purpose_like_the_commands_that_ran():
+    # cc-backend (scale): the agent told how to lint, format and start it; it ran `go build` itself
+    notes = [note(1, ("command", "Build with `go build ./...`."), day=1),
+             note(2, ("command", "`make fmt` — runs `gofumpt -l -w .` over all Go files."), day=2),
+             note(3, ("command", "Start with `./cc-backend -server -dev`."), day=3),
+             note(4, ("command", "Start with `-loglevel debug`."), day=4)]
+    lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
+             for b in s.bullets]
+    assert lines[:2] == ["Build: `go build ./...`", "Format: `make fmt` — runs `gofumpt -l -w .` over all Go files"]
+    assert sorted(lines[2:]) == ["Run: `./cc-backend -server -dev`", "Start with `-loglevel debug`."]  # flags: as said
+
+
 def test_a_run_of_the_whole_project_beats_a_later_run_of_one_file_or_with_a_display_pipe():
     notes = [note(1, ("command", "Format with `uv run ruff format`."), day=1),
              note(2, ("command", "Format with `ruff format claude_code_log/renderer.py`."), day=2),
