@@ -300,6 +300,8 @@ def test_the_cause_of_a_bug_the_session_then_fixed_is_a_fact_not_a_gotcha():
     ("Without statistics in `sqlite_stat1`, SQLite's query planner chose `jobs_jobstate_energy`.",
      "db.Exec(\"ANALYZE\")", False),  # 42401d2e (scale)
     ("`CountStates` has a bad merge", "", False),  # no edit: nothing was fixed here
+    ("When there are no session messages, it takes the early return path and calls `generate_html([], title)` "
+     "without the cache manager.", "    return generate_html(messages, title, cache_manager)", True),  # 37f83ec9
 ])
 def test_only_names_of_the_code_the_session_changed_make_a_gotcha_its_history(text, edited, fixed):
     from memgit.extract.heuristic.gotchas import fixed_here

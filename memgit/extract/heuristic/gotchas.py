@@ -95,17 +95,17 @@ def settle(learnings: list[Learning], s: Session) -> list[Learning]:
 # A symbol of the code named in a learning: `RotateWALFiles`, `Init()`, `metricstore.Shutdown()`,
 # `SaveChanges` (a name with a capital or an underscore inside, or called); a library's dotted
 # lower-case function (`json.loads`, `typing.cast`) is the library's, not the project's.
-_SPAN = re.compile(r"`([^`\s]{3,80})`")
+_SPAN = re.compile(r"`([^`\n]{3,80})`")
 _SYMBOL = re.compile(r"^[A-Za-z_][\w.]*(?:\([^)]*\))?$")
 
 
 def symbols(text: str) -> set[str]:
-    """The names of the project's code a learning quotes."""
+    """The names of the project's code a learning quotes (`generate_html([], title)` names generate_html)."""
     found = set()
     for span in _SPAN.findall(text):
         if not _SYMBOL.match(span):
             continue
-        called = span.endswith(")")
+        called = "(" in span
         name = span.split("(", 1)[0]
         last = name.rsplit(".", 1)[-1]
         if "." in name and not last[:1].isupper():
