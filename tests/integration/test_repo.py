@@ -417,6 +417,7 @@ def test_kill_9_at_random_moments_leaves_a_repairable_repo(repo):
         time.sleep(rng.uniform(0.3, 0.8))
         child.send_signal(signal.SIGKILL)
         child.wait()
+        child.stdout.close()
         fsck(repo.path)
         with MemoryRepo.open(repo.path, author=AUTHOR) as again:
             head = again.head("main")
