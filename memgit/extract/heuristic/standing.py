@@ -59,19 +59,19 @@ _CHOICE = re.compile(
     r"[^.;?!]{1,60}?,?\s+(?:not|over|and not|but not)\s+\S|\b(?:not|never)\s+[^.;?!]{1,40}?,\s*(?:but|use)\s+\S",
     re.I,
 )
-# Judging what the agent built: a taste that outlives the task, even when it points at this work.
-_EVALUATIVE = re.compile(
-    r"\b(?:I (?:didn'?t|don'?t|do not) (?:find|like|think|want)|not (?:helpful|useful|needed|necessary|what I)|"
-    r"too (?:complex|complicated|verbose|long|many|much|slow|big|noisy)|over-?engineer\w*|overkill|over-?complicat\w*|"
-    r"unnecessar\w*|(?:do|did) (?:we|you) (?:even |really )?need|why (?:did|do|would) you|feels? (?:complex|complicated|"
-    r"wrong|heavy|clunky|hacky))\b",
-    re.I,
-)
+# Too much of something: the words of a judgement of what the agent built.
+_TOO_MUCH = (r"too (?:complex|complicated|verbose|long|many|much|slow|big|noisy)|over-?engineer\w*|overkill|"
+             r"over-?complicat\w*|unnecessar\w*")
 # A judgement of what the agent built, said as one (not asked): the taste outlives the task.
 _JUDGEMENT = re.compile(
-    r"\b(?:I (?:didn'?t|don'?t|do not) (?:find|like)|not (?:helpful|useful|needed|necessary|what I)|"
-    r"too (?:complex|complicated|verbose|long|many|much|slow|big|noisy)|over-?engineer\w*|overkill|over-?complicat\w*|"
-    r"unnecessar\w*|feels? (?:complex|complicated|wrong|heavy|clunky|hacky))\b",
+    rf"\b(?:I (?:didn'?t|don'?t|do not) (?:find|like)|not (?:helpful|useful|needed|necessary|what I)|{_TOO_MUCH}|"
+    r"feels? (?:complex|complicated|wrong|heavy|clunky|hacky))\b",
+    re.I,
+)
+# Judging what the agent built, said or asked: a taste that outlives the task, even when it points at this work.
+_EVALUATIVE = re.compile(
+    rf"{_JUDGEMENT.pattern}|\b(?:I (?:didn'?t|don'?t|do not) (?:think|want)|(?:do|did) (?:we|you) (?:even |really )?need|"
+    r"why (?:did|do|would) you)\b",
     re.I,
 )
 # Pushing back on what the agent chose or built, in terms that outlive the task.
@@ -79,9 +79,8 @@ _PUSHBACK = re.compile(
     r"^(?:no|nope|not|wait|actually|hmm+|hold on|oh no)\b|\b(?:don'?t|do not|doesn'?t need|no need|shouldn'?t|should not|must not|mustn'?t|never|avoid|stop \w+ing|"
     r"we should|you should|should (?:be|use|run|stay|keep|go|live|not|always|only|also)|must (?:be|use|run|"
     r"stay|keep|go|always|only|also)|has to|have to|needs? to be|why (?:did|do|would|are|is) you|"
-    r"(?:do|did) (?:we|you) (?:even |really )?need|not (?:helpful|needed|necessary|useful|what)|"
-    r"too (?:complex|complicated|verbose|long|many|much|slow|big|noisy)|over-?engineer\w*|overkill|"
-    r"over-?complicat\w*|unnecessar\w*|re-?use|duplicat\w*|de-?dup\w*|consolidat\w*|simpler|simplif\w*|simplicity|keep it simple|hard-?cod\w*|"
+    rf"(?:do|did) (?:we|you) (?:even |really )?need|not (?:helpful|needed|necessary|useful|what)|{_TOO_MUCH}|"
+    r"re-?use|duplicat\w*|de-?dup\w*|consolidat\w*|simpler|simplif\w*|simplicity|keep it simple|hard-?cod\w*|"
     r"I (?:don'?t|do not) (?:think|want|like|need)|I didn'?t (?:find|want|ask|like|mean)|"
     r"(?:I think|maybe|perhaps) we (?:should|could|need))\b",
     re.I,
@@ -130,8 +129,7 @@ _FORBID = re.compile(r"^(?:please\s+)?(?:don'?t|do not|never|avoid|stop \w+ing|n
 _NORM = re.compile(
     r"\b(?:should(?:n'?t| not)?|must(?:n'?t| not)?|has to|have to|needs? to be|doesn'?t need|no need to)\b|"
     r"\bI (?:don'?t|do not) (?:think|want|like|need)\b|\bI didn'?t (?:find|want|ask|like|mean)\b|"
-    r"\b(?:too (?:complex|complicated|verbose|long|many|much|slow|big|noisy)|over-?engineer\w*|overkill|"
-    r"over-?complicat\w*|unnecessar\w*|simpler|simplif\w*|keep it simple|hard-?cod\w*)\b",
+    r"\b(?:simpler|simplif\w*|keep it simple|hard-?cod\w*)\b",  # (judgements: _JUDGEMENT, asked first)
     re.I,
 )
 # A proposal for the task in progress ("I think we should look at …", "maybe we should use …"): no norm.
