@@ -20,16 +20,17 @@ global_option = click.option("--global", "global_", is_flag=True, help="Main's s
 @click.option("--type", "type_", help="The kind of learning (preference, convention, command, gotcha, decision, fact).")
 @global_option
 @project_option
+@click.option("--private", is_flag=True, help="Never sent to a team, even in a shared project.")
 @repo_option
 @json_option
-def remember(text, type_, global_, project, repo_path, as_json) -> None:
+def remember(text, type_, global_, project, private, repo_path, as_json) -> None:
     """Pin TEXT as a note of the current project (or --global / --project): every session is told it.
 
     Example: memgit remember "Deploys happen on Fridays; never merge on Thursday evening" --global
     """
     from memgit.verbs.remember import remember as pin
 
-    done = pin(load_config(repo_path), text, type_=type_, project=project, global_=global_)
+    done = pin(load_config(repo_path), text, type_=type_, project=project, global_=global_, private=private)
     emit(as_json, {"ok": True, **asdict(done)}, f"{done.subject}; nothing committed" if done.already
          else f"{done.sha[:8]} {done.subject}\n  {done.branch}:{done.path}")
 

@@ -150,6 +150,7 @@ def pull(name, wait, repo_path, as_json) -> None:
         lines.append(f"{c['branch']}: NOT joined, {why}")
         if c.get("advice"):
             lines.append(f"  {c['advice']}")
+    lines += report.notices
     lines.append(f"pulled from {report.remote} ({report.url})" + ("" if len(lines) else ": already up to date"))
     emit(as_json, {"ok": not report.conflicts, **asdict(report)}, "\n".join(lines))
     if report.conflicts:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from memgit.config import Config
 from memgit.core.vocab import MAIN
@@ -18,31 +18,10 @@ from memgit.errors import MemgitError, NoMatch, RemoteError, SecretFound
 from memgit.store import remote as transport
 from memgit.store import remote_log
 from memgit.verbs.inspect import open_repo
+from memgit.verbs.remote_reports import PullReport, PushReport
 
 log = logging.getLogger("memgit.verbs.remote")
 Progress = Callable[[str], None] | None
-
-
-@dataclass(slots=True)
-class PushReport:
-    remote: str
-    url: str
-    updated: dict[str, list]  # branch -> [old sha on the remote or None, new sha]
-    deleted: list[str]  # branches joined into another here, so removed from the remote
-    objects: int  # objects sent
-    bytes: int
-    forced: list[str] = field(default_factory=list)  # branches a purge rewrote, replaced on the remote
-
-
-@dataclass(slots=True)
-class PullReport:
-    remote: str
-    url: str
-    fetched: int  # objects received
-    branches: list[dict] = field(default_factory=list)  # per branch: what joining did
-    conflicts: list[dict] = field(default_factory=list)  # {branch, paths}: left as they were here
-    consolidated: list[str] = field(default_factory=list)
-    purged: list[dict] = field(default_factory=list)  # {branch, replayed}: rebuilt on the remote's purged history
 
 
 @dataclass(slots=True)
@@ -109,6 +88,13 @@ def push(cfg: Config, remote: str | None = None, *, progress: Progress = None, f
         SecretFound: the history holds a possible secret; nothing was sent.
     """
     name = remote or cfg.remote
+    if _is_team(cfg, name):
+        from memgit.verbs import team
+
+        if force:
+            raise RemoteError(f"{name} is a team remote: nothing is ever forced there (it takes only "
+                              f"people/<you>/projects/<shared project>); `memgit push {name}` sends what you shared")
+        return team.push(cfg, name, progress=progress)
     try:
         with open_repo(cfg) as repo:
             url = _url(repo, name)
@@ -133,6 +119,13 @@ def push(cfg: Config, remote: str | None = None, *, progress: Progress = None, f
                       f"{changed} branch(es) updated" if changed else "already up to date")
     return PushReport(name, transport.describe_url(url), {b: list(v) for b, v in sent.updated.items()},
                       list(sent.deleted), sent.objects, sent.bytes, sorted(b for b in leases if b in sent.updated))
+
+
+def _is_team(cfg: Config, name: str) -> bool:
+    from memgit.store.team import is_team
+
+    with open_repo(cfg) as repo:
+        return is_team(repo, name)
 
 
 def purged_since_push(repo, remote: str) -> dict[str, str]:
@@ -173,6 +166,10 @@ def pull(cfg: Config, remote: str | None = None, *, progress: Progress = None, w
     from memgit.verbs.purge import take_remote_purge
 
     name = remote or cfg.remote
+    if _is_team(cfg, name):
+        from memgit.verbs import team
+
+        return team.pull(cfg, name, progress=progress, wait=wait)
     try:
         with open_repo(cfg) as repo:
             url = _url(repo, name)
