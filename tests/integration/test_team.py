@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -43,8 +44,8 @@ class Person:
     def json(self, *args: str) -> dict:
         return json.loads(self.run(*args, "--json").stdout)
 
-    def session(self, cwd: Path, seed: str, lesson: str) -> str:
-        writer = (SessionWriter(session_id(seed), str(cwd))
+    def session(self, cwd: Path, seed: str, lesson: str, day: int = 20) -> str:
+        writer = (SessionWriter(session_id(seed), str(cwd), start=datetime(2026, 11, day, 10, tzinfo=timezone.utc))
                   .user(f"The build is broken, fix it. {lesson}")
                   .bash("make test", "collected 3 items\n\n3 passed in 0.2s")
                   .user(f"Thanks. Remember: {lesson}"))
@@ -135,3 +136,103 @@ def test_only_shared_projects_travel_under_each_persons_own_refs(team):
     ana.run("push", "acme")
     assert remote_refs(bare) == ["refs/heads/people/ben-k/projects/app-2"]
     del cy
+
+
+def configure(person: Person, text: str) -> None:
+    cfile = person.home / ".config" / "memgit" / "config.toml"
+    cfile.parent.mkdir(parents=True, exist_ok=True)
+    cfile.write_text(text)
+
+
+def summary_of(person: Person) -> str:
+    return person.show("projects/app", "memory_summary.md")
+
+
+def memory_of(person: Person) -> str:
+    return person.show("projects/app", "MEMORY.md")
+
+
+def bullet(memory: str, words: str) -> str:
+    [line] = [line for line in memory.splitlines() if line.startswith("- [") and words in line]
+    return line
+
+
+def test_each_reader_holds_the_teams_learnings_with_their_people(team):
+    ana, ben, cy, bare = team
+    people = (ana, ben, cy)
+    configure(ben, '[team]\nreview = "none"\n')  # ben trusts the team; ana and cy review ("new", the default)
+    app = {ana: make_git_project(ana.home / "dev" / "app", SSH),
+           ben: make_git_project(ben.home / "src" / "app", HTTPS),
+           cy: make_git_project(cy.home / "code" / "acme-app", SSH)}
+    ana.session(app[ana], "t-ana-1", "Always run `make lint` before pushing.", day=18)
+    ana.session(app[ana], "t-ana-2", "I prefer commit messages without emoji.", day=19)
+    ana.session(app[ana], "t-ana-3", "Always use tabs for indentation.", day=19)
+    ben.session(app[ben], "t-ben-1", "Always run `make lint` before pushing.", day=20)
+    ben.session(app[ben], "t-ben-2", "Never use tabs for indentation.", day=23)
+    cy.session(app[cy], "t-cy-1", "Never deploy on Fridays.", day=21)
+    for p in people:
+        p.run("sync")
+        p.run("team", "add", "acme", str(bare))
+        p.run("share", "app", "--team", "acme")
+    # rounds in any order: each pushes, pulls in between
+    ana.run("push", "acme")
+    ben.run("pull", "acme")
+    ben.run("push", "acme")
+    cy.run("push", "acme")
+    for p in people:
+        p.run("pull", "acme")
+    assert remote_refs(bare) == [f"refs/heads/people/{n}/projects/app" for n in ("ana", "ben-k", "cy")]
+
+    # support counts people; a teammate's preference stays theirs; contradictions resolve by time across people
+    for reader in people:
+        memory = memory_of(reader)
+        assert "2 sessions, 2 people" in bullet(memory, "make lint"), memory
+        assert "ana prefers: " in bullet(memory, "emoji") or reader is ana, memory
+        superseded = bullet(memory, "~~") if "~~" in memory else ""
+        assert "~~Always use tabs" in superseded and 'superseded by ben-k: "Never use tabs' in superseded, memory
+    assert "ana prefers" not in memory_of(ana)  # the author's own preference is hers, as ever
+    assert "## Team" in memory_of(cy) and "refs/memgit/team/acme/ana/projects/app" in memory_of(cy)
+    for reader in (ben, cy):
+        assert "emoji" not in summary_of(reader)  # one teammate's preference never reaches a briefing
+    assert "emoji" in summary_of(ana)
+
+    # review gating: cy ("new") is told make lint once accepted; ben ("none") at once
+    assert "make lint" not in summary_of(cy) and "make lint" in summary_of(ben)
+    queue = cy.json("review", "--team")["learnings"]
+    assert any("make lint" in x["text"] and x["people"] == ["ana", "ben-k"] for x in queue), queue
+    assert not any("emoji" in x["text"] for x in queue)
+    cy.run("review", "--team", "--accept-all")
+    assert "make lint" in summary_of(cy)
+    assert "team/accepted.md" in git(cy.memory, "show", "--name-only", "--format=", "projects/app~1") + \
+        git(cy.memory, "show", "--name-only", "--format=", "projects/app")
+
+    # a second person holding the preference makes it the team's: ben is told it, still not as his own words
+    cy.session(app[cy], "t-cy-2", "I prefer commit messages without emoji.", day=24)
+    cy.run("sync")
+    cy.run("push", "acme")
+    ben.run("pull", "acme")
+    assert "2 people" in bullet(memory_of(ben), "emoji") and "prefers" not in bullet(memory_of(ben), "emoji")
+    assert "emoji" in summary_of(ben)
+
+    # a reader's forget of a teammate's learning is local: a revertible commit here, their ref untouched
+    ana_ref = git(bare, "rev-parse", "people/ana/projects/app").strip()
+    forgot = cy.json("forget", "Never use tabs", "--yes")
+    assert [c["path"] for c in forgot["commits"]] == ["team/hidden.md"]
+    assert "Never use tabs" not in memory_of(cy) and "Never use tabs" in memory_of(ben)
+    cy.run("push", "acme")
+    assert git(bare, "rev-parse", "people/ana/projects/app").strip() == ana_ref
+    assert "hidden" not in git(bare, "ls-tree", "-r", "--name-only", "people/cy/projects/app")
+    undo = cy.home / "undo"
+    git(cy.memory, "worktree", "add", "-q", str(undo), "projects/app")
+    git(undo, "-c", "user.name=cy", "-c", "user.email=cy@acme.dev", "revert", "--no-edit", forgot["commits"][0]["sha"])
+    cy.run("consolidate", "--project", "app", "--force")
+    assert "Never use tabs" in memory_of(cy)
+
+    # an author's forget reaches everyone at the next pull
+    ana.run("forget", "make lint", "--yes")
+    ana.run("push", "acme")
+    ben.run("pull", "acme")
+    assert "2 people" not in bullet(memory_of(ben), "make lint") and "1 session" in bullet(memory_of(ben), "make lint")
+    for p in people:
+        fsck(p.memory)
+    fsck(bare)
