@@ -38,7 +38,7 @@ def _list(repo_path, as_json) -> None:
     rows = verbs.remotes(cfg)
     lines = []
     for r in rows:
-        lines.append(f"{r['name']}{' (default)' if r['default'] else ''}  {r['url']}")
+        lines.append(f"{r['name']}{' (default)' if r['default'] else ''}{' (team)' if r['role'] else ''}  {r['url']}")
         for op in ("push", "pull"):
             if r[op]:
                 lines.append(f"  last {op}: {'ok' if r[op]['ok'] else 'FAILED'}: {r[op]['message']}")

@@ -36,8 +36,9 @@ def remotes(cfg: Config) -> list[dict]:
     """The configured remotes, each with its URL (a password, if any, hidden) and its last push and pull."""
     with open_repo(cfg) as repo:
         found = transport.list_remotes(repo)
+        roles = {name: transport.role(repo, name) for name in found}
     outcomes = remote_log.read(cfg.state_dir)
-    return [{"name": name, "url": transport.describe_url(url), "default": name == cfg.remote,
+    return [{"name": name, "url": transport.describe_url(url), "default": name == cfg.remote, "role": roles[name],
              **{op: outcomes.get(name, {}).get(op) for op in ("push", "pull")}}
             for name, url in sorted(found.items())]
 
@@ -250,16 +251,21 @@ def auto_pull(cfg: Config, *, wait: bool = True) -> str | None:
     recorded and returned as a warning, never raised: a sync must not wait on a network."""
     if not cfg.auto_pull:
         return None
+    from memgit.verbs import team
+
+    has_team, teams = team.auto(cfg, "pull", wait=wait)  # the teams' too: their shared projects are read at each sync
     try:
         if not has_remote(cfg, cfg.remote):
-            return f"[repo] auto_pull is on, but there is no remote {cfg.remote!r}: memgit remote add {cfg.remote} URL"
+            return "; ".join(teams) or None if has_team else \
+                f"[repo] auto_pull is on, but there is no remote {cfg.remote!r}: memgit remote add {cfg.remote} URL"
         report = pull(cfg, wait=wait)
     except MemgitError as e:
         log.warning("auto pull from %s failed: %s", cfg.remote, e.message)
-        return f"auto pull from {cfg.remote} failed: {e.message}"
+        return "; ".join([f"auto pull from {cfg.remote} failed: {e.message}", *teams])
     if report.conflicts:
-        return f"auto pull from {cfg.remote}: conflicting edits left unjoined (memgit pull shows them)"
-    return None
+        return "; ".join([f"auto pull from {cfg.remote}: conflicting edits left unjoined (memgit pull shows them)",
+                          *teams])
+    return "; ".join(teams) or None
 
 
 def auto_push(cfg: Config) -> str | None:
@@ -267,15 +273,18 @@ def auto_push(cfg: Config) -> str | None:
     a failure is recorded and returned as a warning, never raised."""
     if not cfg.auto_push:
         return None
+    from memgit.verbs import team
+
+    has_team, teams = team.auto(cfg, "push")  # the shared projects go to their teams too
     try:
         with open_repo(cfg) as repo:
             if cfg.remote not in transport.list_remotes(repo):
-                return (f"[repo] auto_push is on, but there is no remote {cfg.remote!r}: "
-                        f"memgit remote add {cfg.remote} URL")
+                return "; ".join(teams) or None if has_team else \
+                    (f"[repo] auto_push is on, but there is no remote {cfg.remote!r}: memgit remote add {cfg.remote} URL")
             if not transport.unpushed(repo, cfg.remote):
-                return None
+                return "; ".join(teams) or None
         push(cfg)
     except MemgitError as e:
         log.warning("auto push to %s failed: %s", cfg.remote, e.message)
-        return f"auto push to {cfg.remote} failed: {e.message}"
-    return None
+        return "; ".join([f"auto push to {cfg.remote} failed: {e.message}", *teams])
+    return "; ".join(teams) or None

@@ -269,3 +269,21 @@ def doctor_check(repo, name: str) -> tuple[str, str, str] | None:
         return "warn", f"{name} (team): {len(waiting)} shared project(s) not pushed: {', '.join(waiting)}", \
             f"memgit push {name}"
     return "ok", f"{name} (team): up to date", ""
+
+
+def auto(cfg: Config, op: str, *, wait: bool = True) -> tuple[bool, list[str]]:
+    """`[repo] auto_push` / `auto_pull` for the teams: (whether there is a team, a warning for each
+    team whose push or pull failed); never raises: a sync must not wait on a network."""
+    try:
+        with open_repo(cfg) as repo:
+            teams = store.teams(repo)
+            names = [t.name for t in teams if op == "pull" or store.unpushed(repo, t.name)]
+    except MemgitError as e:
+        return False, [f"auto {op}: the teams could not be read: {e.message}"]
+    warnings = []
+    for name in names:
+        try:
+            push(cfg, name) if op == "push" else pull(cfg, name, wait=wait)
+        except MemgitError as e:
+            warnings.append(f"auto {op} {'to' if op == 'push' else 'from'} team {name} failed: {e.message}")
+    return bool(teams), warnings

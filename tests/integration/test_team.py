@@ -131,6 +131,17 @@ def test_only_shared_projects_travel_under_each_persons_own_refs(team):
     fsck(ben.memory)
     fsck(bare)
 
+    # auto_push / auto_pull carry the shared projects at each sync; status and doctor know the team
+    (ana.home / ".config" / "memgit").mkdir(parents=True, exist_ok=True)
+    (ana.home / ".config" / "memgit" / "config.toml").write_text("[repo]\nauto_push = true\nauto_pull = true\n")
+    ana.session(app_a, "ana-4", "Use `make fmt` before committing.")
+    assert ana.json("status")["remotes"][0]["unpushed"] == []
+    synced = ana.json("sync")
+    assert not synced.get("warnings"), synced
+    assert git(bare, "rev-parse", "people/ana/projects/app").strip() != second
+    assert ana.json("status")["remotes"] == [dict(ana.json("status")["remotes"][0], name="acme", unpushed=[])]
+    assert "acme (team): up to date" in ana.run("doctor").stdout
+
     # unsharing deletes the person's own ref at the next push
     ana.run("unshare", "app", "--team", "acme")
     ana.run("push", "acme")
@@ -236,3 +247,59 @@ def test_each_reader_holds_the_teams_learnings_with_their_people(team):
     for p in people:
         fsck(p.memory)
     fsck(bare)
+
+
+HOOK = """#!/bin/sh
+# A host's branch protection: each person may push only their own refs.
+case "$1" in
+  refs/heads/people/ana/*|refs/heads/people/ben-k/*) exit 0 ;;
+esac
+echo "you may push only refs/heads/people/<you>/" >&2
+exit 1
+"""
+
+
+def test_over_git_daemon_a_hosts_refusal_and_a_teammates_secret_are_one_line_each(team, git_daemon):
+    ana, ben, cy, _ = team
+    served = servers.bare_repo(git_daemon.root / "team.git")
+    hook = served / "hooks" / "update"
+    hook.write_text(HOOK)
+    hook.chmod(0o755)
+    url = git_daemon.url("team.git")
+    app_a = make_git_project(ana.home / "dev" / "app", SSH)
+    app_c = make_git_project(cy.home / "app", None)  # cy's checkout has no origin: another identity
+    ana.session(app_a, "d-ana-1", "Always run `make lint` before pushing.")
+    cy.session(app_c, "d-cy-1", "Never deploy on Fridays.")
+    for p, name in ((ana, None), (cy, "mallory")):
+        p.run("sync")
+        p.run("team", "add", "acme", url, *(("--as", name) if name else ()))
+        p.run("share", "app", "--team", "acme")
+    assert "people/ana/projects/app" in ana.run("push", "acme").stdout
+
+    # a person pushing as someone the host does not allow: the host's refusal in one line
+    refused = cy.run("push", "acme", ok=False)
+    assert refused.exit_code == 13 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert "refused people/mallory/projects/app" in refused.stderr and "as 'mallory'" in refused.stderr
+    assert git(served, "for-each-ref", "--format=%(refname)").split() == ["refs/heads/people/ana/projects/app"]
+    assert "FAILED" in cy.run("team", "list").stdout
+
+    # the same slug with no identity in common is another project: said, with the way to join them
+    pulled = cy.json("pull", "acme")
+    assert any("another project than your projects/app" in n and "memgit projects merge" in n
+               for n in pulled["notices"]), pulled
+    assert "make lint" not in memory_of(cy)
+
+    # a teammate's ref that holds a secret is refused at fetch: nothing of it is taken in
+    evil = cy.home / "evil"
+    git(served.parent, "clone", "-q", str(served), str(evil))
+    (evil / "PROJECT.md").write_text("---\nname: app\nremotes: [github.com/acme/app]\n---\n")
+    (evil / "sessions").mkdir()
+    (evil / "sessions" / "leak.md").write_text("token: ghp_" + "Zx9Qw3Er7Ty1Ui5Op2As6Df0Gh4Jk8Lm3Nb7V"[:36] + "\n")
+    git(evil, "add", "-A")
+    git(evil, "-c", "user.name=ben", "-c", "user.email=b@x", "commit", "-qm", "leak")
+    git(evil, "push", "-q", str(served), "HEAD:refs/heads/people/ben-k/projects/app")
+    before = git(ana.memory, "for-each-ref", "refs/memgit/")
+    leak = ana.run("pull", "acme", ok=False)
+    assert leak.exit_code == 6 and "github" in leak.stderr.lower() and "ghp_" not in leak.stderr
+    assert git(ana.memory, "for-each-ref", "refs/memgit/") == before
+    fsck(ana.memory)
