@@ -9,9 +9,12 @@ and the consolidation of the shared project over 11,000 notes, committed):
 - the first pull (every teammate's history);
 - one teammate's new session, pushed, then a second pull (what a pull after a day costs).
 
+The team repository is served by `git daemon` on localhost (as a host serves it: git packs what is
+fetched), or with `--path` reached as a path (dulwich's local transport packs it in Python).
+
 Target (issue 22): the first pull <= 5 s on the 2-core machine.
 
-    python bench/bench_team_pull.py [--quick] [--people 10] [--notes 1000]
+    python bench/bench_team_pull.py [--quick] [--people 10] [--notes 1000] [--path]
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ def main() -> None:
     parser = arg_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--people", type=int, default=10)
     parser.add_argument("--notes", type=int, default=1_000)
+    parser.add_argument("--path", action="store_true", help="reach the team repository as a path, not git daemon")
     args = parser.parse_args()
     if args.quick:
         args.people, args.notes = 3, 300
@@ -43,16 +47,24 @@ def main() -> None:
 
     rows = Rows("team pull")
     work = Path(tempfile.mkdtemp(prefix="memgit-bench-team-"))
+    daemon = None
     try:
         bare = work / "team.git"
         subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+        url = str(bare)
+        if not args.path:
+            from tests.servers import GitDaemon
+
+            daemon = GitDaemon(work).__enter__()
+            url = daemon.url("team.git")
+        print(f"team repository: {url}", flush=True)
         t0 = time.perf_counter()
         people = []
         for i in range(args.people + 1):  # the last one reads
             path = work / f"person{i}"
             make_note_repo(path, args.notes, args.notes, slug="app", seed=100 + i)
             cfg = Config(repo_path=path)
-            team.add(cfg, "acme", str(bare), f"person{i}")
+            team.add(cfg, "acme", url, f"person{i}")
             team.share(cfg, "app", "acme")
             people.append(cfg)
         print(f"built {args.people + 1} memories of {args.notes} notes in {time.perf_counter() - t0:.1f} s", flush=True)
@@ -89,6 +101,8 @@ def main() -> None:
         fsck = subprocess.run(["git", "-C", str(reader.repo_path), "fsck", "--strict"], capture_output=True, text=True)
         print(f"reader: git fsck --strict exit {fsck.returncode}", flush=True)
     finally:
+        if daemon is not None:
+            daemon.__exit__(None, None, None)
         shutil.rmtree(work, ignore_errors=True)
     rows.write(args.rows)
 

@@ -101,10 +101,16 @@ def remove(cfg: Config, name: str) -> None:
         NoMatch: no such remote.
         RemoteError: it is not a team remote.
     """
-    with open_repo(cfg) as repo:
-        store.team(repo, name)
+    from memgit.verbs.remember import writable
+
+    with writable(cfg) as repo:
+        t = store.team(repo, name)
+        had = store.fetched(repo, name)
         store.forget_fetched(repo, name)
         transport.remove_remote(repo, name)
+        heads = repo.branches()
+        if any(p != t.person for p, _ in had):  # the teammates' notes leave the shared projects' memory
+            _reconsolidate(repo, cfg, [vocab.PREFIX + s for s in t.shared if vocab.PREFIX + s in heads])
     remote_log.forget(cfg.state_dir, name)
 
 
@@ -118,9 +124,10 @@ def share(cfg: Config, project: str, team_name: str, *, on: bool = True) -> Shar
         NoMatch, AmbiguousSelector: no such project, or several; no such remote.
         RemoteError: it is not a team remote; `project` is main (personal, never shared).
     """
+    from memgit.verbs.remember import writable
     from memgit.verbs.selection import find_project
 
-    with open_repo(cfg) as repo:
+    with writable(cfg) as repo:
         t = store.team(repo, team_name)
         if project.strip() in (vocab.MAIN, "--global"):
             raise RemoteError(f"{vocab.MAIN} holds your own preferences across projects and never goes to a team; "
@@ -129,7 +136,16 @@ def share(cfg: Config, project: str, team_name: str, *, on: bool = True) -> Shar
         slug = scopes.branch_slug(branch)
         shared = set(t.shared) | {slug} if on else set(t.shared) - {slug}
         store.set_shared(repo, team_name, sorted(shared))
+        _reconsolidate(repo, cfg, [branch])  # the teammates' notes already fetched join its memory, or leave it
         return Shared(team_name, slug, branch, sorted(shared))
+
+
+def _reconsolidate(repo, cfg: Config, branches: list[str]) -> None:
+    from memgit.verbs import briefing, consolidate
+
+    done = consolidate.run(repo, cfg, branches=branches, include_global=False, force=True)
+    if done:
+        briefing.refresh(repo, cfg, {c.branch for c in done})
 
 
 # -- push -------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from memgit.core import notes as notes_mod
 from memgit.core import scopes
 from memgit.core.vocab import PREFIX
 from memgit.store import team as store
+from memgit.store.blobs import read_blobs
 from memgit.verbs import joining
 
 log = logging.getLogger("memgit.verbs.team_memory")
@@ -80,10 +81,10 @@ def shared_memory(repo, cfg: Config, branch: str, head: str) -> tuple[Memory, ru
     for path in sorted(set(known) - set(current)):
         memory.remove(path)
     added = []
-    for path, (version, person) in sorted(current.items()):
-        if known.get(path) == version:
-            continue
-        note = _parsed(repo, path, version.split(":", 1)[0])
+    changed = {path: v for path, v in current.items() if known.get(path) != v[0]}
+    contents = read_blobs(repo, {version.split(":", 1)[0] for version, _ in changed.values()})  # at once: git cat-file
+    for path, (version, person) in sorted(changed.items()):
+        note = _parsed(path, contents[version.split(":", 1)[0]])
         if note is None:
             memory.remove(path)
             continue
@@ -101,9 +102,9 @@ def shared_memory(repo, cfg: Config, branch: str, head: str) -> tuple[Memory, ru
     return memory, team
 
 
-def _parsed(repo, path: str, blob: str):
+def _parsed(path: str, data: bytes):
     try:
-        return notes_mod.parse_note(repo.read_blob(blob).decode("utf-8", "replace"))
+        return notes_mod.parse_note(data.decode("utf-8", "replace"))
     except ValueError:
         log.warning("%s is not a session note; left out of the consolidation", path)
         return None

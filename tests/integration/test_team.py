@@ -142,10 +142,23 @@ def test_only_shared_projects_travel_under_each_persons_own_refs(team):
     assert ana.json("status")["remotes"] == [dict(ana.json("status")["remotes"][0], name="acme", unpushed=[])]
     assert "acme (team): up to date" in ana.run("doctor").stdout
 
-    # unsharing deletes the person's own ref at the next push
+    # a personal branch never reaches a team remote, even asked for by name
+    from memgit.errors import RemoteError
+    from memgit.store import remote as transport
+    from memgit.store.repo import MemoryRepo
+
+    with MemoryRepo.open(ana.memory) as repo, pytest.raises(RemoteError, match="team remote"):
+        transport.push(repo, "acme", {"main": repo.head("main")})
+
+    # ben reads ana's notes in his app-2; unsharing deletes ana's ref at her next push, and ben's memory follows
+    assert "ana" in ben.show("projects/app-2", "MEMORY.md")
     ana.run("unshare", "app", "--team", "acme")
     ana.run("push", "acme")
     assert remote_refs(bare) == ["refs/heads/people/ben-k/projects/app-2"]
+    ben.run("pull", "acme")
+    assert "## Team" not in ben.show("projects/app-2", "MEMORY.md")
+    ben.run("team", "remove", "acme")
+    assert ben.json("team")["teams"] == [] and git(ben.memory, "for-each-ref", "refs/memgit/") == ""
     del cy
 
 
