@@ -111,7 +111,7 @@ def add_remote(repo, name: str, url: str) -> None:
 
 
 def remove_remote(repo, name: str) -> None:
-    """Drop remote `name`: its configuration and every refs/remotes/<name>/* ref.
+    """Drop remote `name`: its configuration, its refs/remotes/<name>/* (a team's refs/memgit/team/<name>/*).
 
     Raises:
         NoMatch: no such remote.
@@ -121,8 +121,9 @@ def remove_remote(repo, name: str) -> None:
     config = raw.get_config()
     del config[(b"remote", name.encode())]
     config.write_to_path()
-    for ref in raw.refs.as_dict(f"refs/remotes/{name}".encode()):
-        raw.refs.remove_if_equals(f"refs/remotes/{name}/".encode() + ref, None)
+    for base in (f"refs/remotes/{name}", f"refs/memgit/team/{name}"):  # a team's: memgit.store.team
+        for ref in raw.refs.as_dict(base.encode()):
+            raw.refs.remove_if_equals(f"{base}/".encode() + ref, None)
 
 
 def role(repo, name: str) -> str | None:

@@ -267,7 +267,7 @@ def _matched(repo, t: store.TeamRemote, before: dict, heads: dict) -> tuple[list
             notices.append(f"{person}'s {slug} is another project than your {vocab.PREFIX + slug} (no remote URL or "
                            f"path in common in PROJECT.md); if they are one, add the same remote to both checkouts, "
                            f"then join yours with: memgit projects merge {slug} OTHER")
-        if shared and (action == "fetched" or before.keys() - heads.keys()):
+        if shared and action == "fetched":
             moved.update(shared)
     for (person, slug) in before.keys() - heads.keys():  # gone from the team: read without it
         theirs = joining.project(repo, vocab.PREFIX + slug, before[(person, slug)])
