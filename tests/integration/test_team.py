@@ -159,7 +159,14 @@ def test_only_shared_projects_travel_under_each_persons_own_refs(team):
     assert "## Team" not in ben.show("projects/app-2", "MEMORY.md")
     ben.run("team", "remove", "acme")
     assert ben.json("team")["teams"] == [] and git(ben.memory, "for-each-ref", "refs/memgit/") == ""
-    del cy
+
+    # without git's user.email the login name stands in, and the output says how to choose one
+    (cy.home / ".gitconfig").unlink()
+    cy.run("init")
+    joined = cy.json("team", "add", "acme", str(bare))
+    assert joined["person"] and "git has no user.email" in joined["how"] and "--as NAME" in joined["how"]
+    nameless = cy.run("team", "add", "other", str(bare), "--as", "!!!", ok=False)
+    assert nameless.exit_code == 2 and "leaves no name" in nameless.stderr and [r["name"] for r in cy.json("remote")["remotes"]] == ["acme"]
 
 
 def configure(person: Person, text: str) -> None:
