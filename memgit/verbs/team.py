@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from memgit.config import Config
 from memgit.core import join as rules
 from memgit.core import scopes, vocab
-from memgit.core.ledger import format_message
+from memgit.core.ledger import format_message, parse_trailers
 from memgit.core.notes import split_front_matter
-from memgit.errors import MemgitError, RemoteError, UsageError
+from memgit.errors import MemgitError, RemoteAhead, RemoteError, UsageError
 from memgit.store import remote as transport
 from memgit.store import remote_log
 from memgit.store import team as store
@@ -193,6 +193,19 @@ def push(cfg: Config, name: str, *, progress: Progress = None) -> PushReport:
 
 
 def _share_commit(repo, t: store.TeamRemote, slug: str, head: str, parent: str | None) -> str:
+    """The share commit of `head` on the last one sent (`parent`).
+
+    Raises:
+        RemoteAhead: `parent` was sent from a memory this one lacks (the person's other machine): a share
+            of this head would take that machine's notes off the team.
+    """
+    if parent:
+        [info] = repo.walk(parent, limit=1)
+        sent_from = (parse_trailers(info.message).get("Memgit-Shared-From") or [""])[0]
+        if sent_from and not (repo.resolve(sent_from) and repo.is_ancestor(sent_from, head)):
+            raise RemoteAhead(f"people/{t.person}/projects/{slug} on {t.name} was last pushed from a memory this one "
+                              f"lacks (commit {sent_from[:12]}, your other machine?); nothing was pushed: join that "
+                              "memory first (`memgit pull` from your own remote), then push again")
     tree = store.share_tree(repo, head, keep_note)
     before = set(repo.list(parent, "sessions")) if parent else set()
     now = set(store.tree_files(repo, tree, "sessions"))

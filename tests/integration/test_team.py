@@ -117,6 +117,19 @@ def test_only_shared_projects_travel_under_each_persons_own_refs(team):
     log = git(bare, "log", "--format=%an|%s", "people/ana/projects/app")
     assert log.splitlines()[0].startswith("ana|share(app): ana: 1 new session note(s)"), log
 
+    # ana's other machine, whose memory lacks what this one shared, may not take it off the team
+    ana2 = Person(ana.home.parent / "ana-laptop", "ana@acme.dev", ana.mp, ana.cli)
+    laptop = make_git_project(ana2.home / "dev" / "app", SSH)
+    ana2.session(laptop, "ana2-1", "Use `make fmt` before committing.")
+    ana2.run("sync")
+    ana2.run("team", "add", "acme", str(bare))
+    ana2.run("share", "app", "--team", "acme")
+    assert ana2.run("push", "acme", ok=False).exit_code == 14  # the remote moved: pull the team first
+    ana2.run("pull", "acme")
+    behind = ana2.run("push", "acme", ok=False)
+    assert behind.exit_code == 14 and "memory this one lacks" in behind.stderr
+    assert git(bare, "rev-parse", "people/ana/projects/app").strip() == second
+
     # main, and anything forced, is refused in one line
     forced = ana.run("push", "acme", "--force", ok=False)
     assert forced.exit_code == 13 and "team remote" in forced.stderr and len(forced.stderr.strip().splitlines()) == 1
