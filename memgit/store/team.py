@@ -183,9 +183,9 @@ def tree_files(repo, tree: bytes, prefix: str) -> list[str]:
     return sorted(f"{prefix}/{e.path.decode()}" for e in iter_tree_contents(repo._objects, entry[1]))
 
 
-def share_commit(repo, head: str, parent: str | None, tree: bytes, *, person: str, slug: str,
-                 message: str) -> str | None:
-    """The share commit of `head` on `parent` (None: nothing new since the parent)."""
+def share_commit(repo, head: str, parent: str | None, tree: bytes, *, person: str, message: str) -> str | None:
+    """The share commit of `head` on `parent` (None: nothing new since the parent). Its content passed
+    the commit gate when it was committed here; the push scans it again, message included."""
     objects = repo._objects
     if parent and objects[parent.encode()].tree == tree:
         return None

@@ -216,7 +216,7 @@ def _share_commit(repo, t: store.TeamRemote, slug: str, head: str, parent: str |
     what = f"{len(added)} new session note(s)" + (f", {len(gone)} gone" if gone else "")
     message = format_message("share", slug, f"{t.person}: {what}", body="\n".join(lines),
                              trailers=[("Memgit-Person", t.person), ("Memgit-Shared-From", head)])
-    return store.share_commit(repo, head, parent, tree, person=t.person, slug=slug, message=message) or parent or ""
+    return store.share_commit(repo, head, parent, tree, person=t.person, message=message) or parent or ""
 
 
 # -- pull -------------------------------------------------------------------------------------------
