@@ -8,7 +8,6 @@ with their names on it, while `main`, private notes and unshared projects never 
 from __future__ import annotations
 
 import json
-import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
