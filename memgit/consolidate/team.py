@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from memgit.consolidate.heuristic.graph import Cluster, normalise
 from memgit.consolidate.heuristic.memory_md import MAX_LINKS, link_label
 
+_THE_USER = ("The user prefers ", "The user likes ", "The user dislikes ", "The user wants ", "The user would rather ")
+
 TEAM_DIR = "team"
 
 
@@ -101,6 +103,8 @@ class Team:
     def text(self, c: Cluster) -> str:
         people = self.people(c)
         if c.type == "preference" and len(people) == 1 and people[0] != self.me:
+            if c.text.startswith(_THE_USER):  # "The user prefers tabs." -> "ana prefers tabs."
+                return people[0] + c.text[len("The user"):]
             return f"{people[0]} prefers: {c.text}"
         return c.text
 

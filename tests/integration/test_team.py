@@ -230,7 +230,7 @@ def test_each_reader_holds_the_teams_learnings_with_their_people(team):
     for reader in people:
         memory = memory_of(reader)
         assert "2 sessions, 2 people" in bullet(memory, "make lint"), memory
-        assert "ana prefers: " in bullet(memory, "emoji") or reader is ana, memory
+        assert "ana prefers commit messages without emoji" in bullet(memory, "emoji") or reader is ana, memory
         superseded = bullet(memory, "~~") if "~~" in memory else ""
         assert "~~Always use tabs" in superseded and 'superseded by ben-k: "Never use tabs' in superseded, memory
     assert "ana prefers" not in memory_of(ana)  # the author's own preference is hers, as ever
@@ -254,7 +254,7 @@ def test_each_reader_holds_the_teams_learnings_with_their_people(team):
     cy.run("sync")
     cy.run("push", "acme")
     ben.run("pull", "acme")
-    assert "2 people" in bullet(memory_of(ben), "emoji") and "prefers" not in bullet(memory_of(ben), "emoji")
+    assert "2 people" in bullet(memory_of(ben), "emoji") and "ana prefers" not in bullet(memory_of(ben), "emoji")
     assert "emoji" in summary_of(ben)
 
     # a reader's forget of a teammate's learning is local: a revertible commit here, their ref untouched

@@ -738,3 +738,12 @@ def test_advice_on_starting_the_project_s_own_program_weighs_as_a_command_that_r
     flag = _advice("Run with `-loglevel debug` and check the log", CWD, set())
     assert start is not None and start.text == "Start with `./cc-backend -server -dev`."
     assert flag is not None and start.score > flag.score
+
+
+@pytest.mark.parametrize(("said", "rule"), [
+    ("Remember: I prefer commit messages without emoji.", "The user prefers commit messages without emoji."),
+    ("btw, remember that I prefer tabs", "The user prefers tabs."),
+    ("Keep in mind: we always use pnpm in this repo.", "The project always uses pnpm in this repo."),
+])
+def test_a_rule_is_kept_without_the_words_that_ask_to_remember_it(said, rule):
+    assert learned(user(said), agent(text="Noted.")) == [rule]

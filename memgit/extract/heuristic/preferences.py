@@ -64,6 +64,7 @@ _GENERIC = re.compile(r"\b(?:always|never|any|every|all|whenever|from now on|in 
 _LEADING_FILLER = re.compile(
     r"^(?:(?:hey|hi|hello)(?: claude)?[,!]?\s+|(?:ok(?:ay)?|yes|yeah|so|oh|well|right)[,!.:]\s+|"
     r"(?:also|and|but|btw|then|fyi|one more thing|one follow up|to be clear|note|important|just so you know)\b[,:]?\s+|"
+    r"(?:remember|keep in mind|don'?t forget|note)(?: that)?\b[,:]?\s+(?=(?:i|we|you|always|never|in)\b)|"
     r"(?:please|pls|kindly)[,!]?\s+|(?:can|could|would|will) you(?: please)?\s+|i(?:'d| would) like you to\s+)+",
     re.I,
 )
