@@ -112,10 +112,6 @@ def count_pending(index: dict, branch: str | None, *, session_id: str | None, tr
     A transcript is unread when the index listed it so, or when it changed after the index was
     built; the folders looked at are those the project's sessions came from and the current one.
     """
-    from fnmatch import fnmatch
-
-    from memgit.core.names import STAND_IN, stand_in
-
     root = index["claude_projects"]
     folders = {os.path.join(root, name) for name in index["project_folders"].get(branch or "", ())}
     if transcript_path:  # a Claude Code session's folder holds its project's other sessions (not so for Codex, Gemini)
@@ -126,22 +122,25 @@ def count_pending(index: dict, branch: str | None, *, session_id: str | None, tr
     pending = eligible = 0
     for folder in folders:
         name = os.path.basename(folder)
-        if index["include"] and not any(fnmatch(name, p) for p in index["include"]):
+        if not _included(name, index["include"], index["exclude"]):
             continue
-        if any(fnmatch(name, p) for p in index["exclude"]):
-            continue
-        unread = index["unread"].get(name)
-        if unread is None:
-            unread = index["unread"].get(stand_in(name))
-        odd = unread is not None and any(sid.startswith(STAND_IN) for sid in unread)  # names written as stand-ins
         try:
-            entries = list(os.scandir(folder))
+            entries = [e for e in os.scandir(folder) if e.name.endswith(".jsonl") and not e.name.startswith("agent-")
+                       and e.name[:-6] != session_id]
         except OSError:
             continue
+        if not entries:
+            continue
+        unread = index["unread"].get(name)
+        odd = False
+        if unread is None or unread:  # names the ledger wrote as stand-ins (hashlib): only when they can matter
+            from memgit.core.names import STAND_IN, stand_in
+
+            if unread is None:
+                unread = index["unread"].get(stand_in(name))
+            odd = unread is not None and any(sid.startswith(STAND_IN) for sid in unread)
         for entry in entries:
             sid = entry.name[:-6]
-            if not entry.name.endswith(".jsonl") or entry.name.startswith("agent-") or sid == session_id:
-                continue
             try:
                 st = entry.stat()
             except OSError:
@@ -158,6 +157,15 @@ def count_pending(index: dict, branch: str | None, *, session_id: str | None, tr
             pending += 1
             eligible += age >= min_idle
     return pending, eligible
+
+
+def _included(name: str, include: list[str], exclude: list[str]) -> bool:
+    """Whether sync reads the folder `name` ([sources] include/exclude; fnmatch only when patterns are set)."""
+    if not include and not exclude:
+        return True
+    from fnmatch import fnmatch
+
+    return (not include or any(fnmatch(name, p) for p in include)) and not any(fnmatch(name, p) for p in exclude)
 
 
 # ---- the cache files --------------------------------------------------------------------------
