@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import re
 from collections import namedtuple
-from datetime import date as Date
 
 from memgit.core.vocab import MAIN, PREFIX, TYPE_PATTERN, TYPE_RANK
 
@@ -288,6 +287,8 @@ def boost(doc: Doc, *, current: str | None, now_date: str) -> float:
 
 
 def _age_days(day: str, now_date: str) -> int | None:
+    from datetime import date as Date  # here: the prompt hook imports this module and never ranks by age
+
     try:
         return (Date.fromisoformat(now_date) - Date.fromisoformat(day)).days
     except ValueError:

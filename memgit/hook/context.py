@@ -12,8 +12,8 @@ import time
 
 from memgit.core.briefing import assemble, estimate_tokens
 from memgit.core.vocab import MAIN
-from memgit.sources import gitstat
-from memgit.store.context_cache import MEMO_SIZE, empty_memo, part_path, read_heads, read_json, save_index, write_json
+from memgit.store.context_cache import part_path, read_heads, read_json, save_index, write_json
+from memgit.verbs.cwd_branch import branch_of
 
 
 class Served:
@@ -71,38 +71,6 @@ def serve(repo_path: str, cwd: str, *, session_id: str | None = None, transcript
                     main_part=parts.get(MAIN), pending=pending, search=index.get("search", False))
     return Served(text=text, repo=repo_path, cwd=cwd, branch=branch, project=project, pending=pending,
                   eligible=eligible, cached=cached, problems=problems)
-
-
-def branch_of(cwd: str, index: dict, cdir: str, problems: list[str]) -> str | None:
-    """Return the project branch of `cwd` (None: no known project), remembering it in dirs.json."""
-    path = os.path.join(cdir, "dirs.json")
-    memo = read_json(path)
-    if memo is None or memo.get("projects_digest") != index["projects_digest"]:
-        memo = empty_memo(index["projects_digest"])
-    found, branch = _remembered(cwd, memo)
-    if found:
-        return branch
-    from memgit.sources import workspace  # dataclasses, pathlib: only when dirs.json cannot answer
-
-    branch, table, key, entry = workspace.resolve_cwd(cwd, index["projects"])
-    memo[table][key] = entry
-    if len(memo[table]) > MEMO_SIZE:
-        memo[table] = dict(list(memo[table].items())[-MEMO_SIZE:])
-    write_json(path, memo, problems)
-    return branch
-
-
-def _remembered(cwd: str, memo: dict) -> tuple[bool, str | None]:
-    top = gitstat.git_top(cwd)
-    if top is not None:
-        entry = memo["dirs"].get(top)
-        if entry is not None and entry["sig"] == gitstat.git_signature(top, entry["config"]):
-            return True, entry["branch"]
-        return False, None
-    here = os.path.abspath(cwd)
-    if here in memo["cwds"]:
-        return True, memo["cwds"][here]
-    return False, None
 
 
 def count_pending(index: dict, branch: str | None, *, session_id: str | None, transcript_path: str | None,

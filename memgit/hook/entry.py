@@ -18,8 +18,8 @@ one line to `.git/memgit/hook.log` (`~/.cache/memgit/hook.log` without a reposit
 `$MEMGIT_HOOK_LOG` overrides). It never waits for the sync lock.
 
 This is the only module that speaks the hook protocol. It imports os, sys and time at the top and
-nothing of memgit but memgit.core.quickjson (JSON without the json package's import) and
-memgit.hook.context (or memgit.hook.prompt): the console script (memgit.entry) reaches it
+nothing of memgit but memgit.core.quickjson (JSON without the json package's import), memgit.locate
+(the repository, found without memgit.config) and memgit.hook.context (or memgit.hook.prompt): the console script (memgit.entry) reaches it
 without click, and a session start served from the cache never imports dulwich or yaml.
 """
 
@@ -30,6 +30,7 @@ import sys
 import time
 
 from memgit.core import quickjson
+from memgit.locate import repo_path, xdg
 
 EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit", "session-end": "SessionEnd",
           "pre-compact": "PreCompact"}
@@ -213,31 +214,6 @@ def _settle_stdout() -> None:
 # ---- where things are -------------------------------------------------------------------------
 
 
-def repo_path(env) -> str:
-    """The memory repository, with config.load's precedence, reading TOML only when a config file exists.
-
-    Raises:
-        tomllib.TOMLDecodeError, OSError: the config file is broken or unreadable.
-    """
-    path = env.get("MEMGIT_HOME")
-    if not path:
-        config = env.get("MEMGIT_CONFIG") or os.path.join(_xdg(env, "XDG_CONFIG_HOME", ".config"), "memgit",
-                                                          "config.toml")
-        if os.path.isfile(config):
-            import tomllib
-
-            with open(config, "rb") as f:
-                section = tomllib.load(f).get("repo", {})
-            path = section.get("path") if isinstance(section, dict) else None
-    if not path:
-        path = os.path.join(_xdg(env, "XDG_DATA_HOME", os.path.join(".local", "share")), "memgit")
-    return os.path.abspath(os.path.expanduser(str(path)))
-
-
-def _xdg(env, var: str, fallback: str) -> str:
-    return env.get(var) or os.path.join(env.get("HOME") or os.path.expanduser("~"), fallback)
-
-
 def _log_dir(env) -> str:
     """The repository's state dir, or ~/.cache/memgit when there is no repository (or no config)."""
     try:
@@ -246,7 +222,7 @@ def _log_dir(env) -> str:
         repo = None
     if repo and os.path.isdir(os.path.join(repo, ".git")):
         return os.path.join(repo, ".git", "memgit")
-    return os.path.join(_xdg(env, "XDG_CACHE_HOME", ".cache"), "memgit")
+    return os.path.join(xdg(env, "XDG_CACHE_HOME", ".cache"), "memgit")
 
 
 # ---- logging ----------------------------------------------------------------------------------

@@ -11,12 +11,12 @@ SQLite; none needs dulwich, click or yaml.
 from __future__ import annotations
 
 import os
-import sqlite3
 
 from memgit.core import recall as rules
 from memgit.core.vocab import MAIN
 from memgit.store import search_index, search_reader
 from memgit.store.context_cache import part_path, read_json
+from memgit.store.sqlite import sqlite3
 
 
 class Recalled:

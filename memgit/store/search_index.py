@@ -16,14 +16,13 @@ that the note is indexed again when consolidation changes its mind.
 
 from __future__ import annotations
 
-import json
 import os
-import sqlite3
 from collections.abc import Sequence
 
-from memgit.core import search
+from memgit.core import quickjson, search
 from memgit.core.vocab import MAIN, PREFIX
 from memgit.store.blobs import read_blobs
+from memgit.store.sqlite import sqlite3
 
 FILE = "search.sqlite"
 SCHEMA = 4  # bump when the tables or documents() change: every branch is indexed again
@@ -180,6 +179,8 @@ def update(repo, state_dir) -> dict:
 def _update(db: sqlite3.Connection, repo, heads: dict[str, str], counts: dict) -> None:
     db.execute("BEGIN IMMEDIATE")  # one writer at a time; a second one waits, then finds little to do
     try:
+        import json  # writing: sync's end, or a search that found the index stale
+
         known = {b: (sha, json.loads(state)) for b, sha, state in db.execute("SELECT branch, sha, state FROM heads")}
         for branch in known.keys() - heads.keys():
             counts["removed"] += _drop(db, branch, None)
@@ -297,7 +298,7 @@ def projects(state_dir) -> list[dict]:
         if db is None:
             return []
         try:
-            states = [json.loads(state) for (state,) in db.execute("SELECT state FROM heads ORDER BY branch")]
+            states = [quickjson.loads(state) for (state,) in db.execute("SELECT state FROM heads ORDER BY branch")]
         finally:
             db.close()
     except (sqlite3.DatabaseError, ValueError):
