@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import os
 
-# The environment variables memgit.config.load checks (and refuses when wrong): with any of them set,
-# or with a config file, only config.load can say whether the configuration is valid.
-CHECKED_ENV = ("MEMGIT_MIN_IDLE_MINUTES", "MEMGIT_MAX_AGE_DAYS", "MEMGIT_CONCURRENCY", "MEMGIT_SEMANTIC")
+# The environment variables memgit.config.load checks (and refuses when wrong) that search does not
+# read: with any of them set, or with a config file, only config.load can say whether the configuration
+# is valid. MEMGIT_SEMANTIC, which search reads, is checked here as config.load checks it.
+CHECKED_ENV = ("MEMGIT_MIN_IDLE_MINUTES", "MEMGIT_MAX_AGE_DAYS", "MEMGIT_CONCURRENCY")
 DEFAULT_AUTHOR = "memgit <memgit@localhost>"  # memgit.config's
 
 
@@ -62,6 +63,10 @@ def settings(env, repo: str | None = None) -> Settings | None:
     a config file exists or a variable config.load checks is set (then config.load must read them)."""
     if any(var in env for var in CHECKED_ENV) or os.path.isfile(config_file(env)):
         return None
+    semantic = env.get("MEMGIT_SEMANTIC", "1").strip().lower()
+    if semantic not in ("0", "1", "true", "false"):
+        return None  # config.load says what is wrong with it
     path = repo or env.get("MEMGIT_HOME") or os.path.join(xdg(env, "XDG_DATA_HOME", os.path.join(".local", "share")),
                                                           "memgit")
-    return Settings(os.path.abspath(os.path.expanduser(str(path))), env.get("MEMGIT_AUTHOR") or DEFAULT_AUTHOR)
+    return Settings(os.path.abspath(os.path.expanduser(str(path))), env.get("MEMGIT_AUTHOR") or DEFAULT_AUTHOR,
+                    semantic in ("1", "true"))

@@ -105,7 +105,7 @@ def current_branch(repo_path: str, cwd: str, problems: list[str]) -> str | None:
         from memgit.sources import workspace
 
         return workspace.resolve_cwd(cwd, search_index.projects(os.path.join(repo_path, ".git", "memgit")))[0]
-    from memgit.hook.context import branch_of
+    from memgit.verbs.cwd_branch import branch_of
 
     return branch_of(cwd, index, cdir, problems)
 

@@ -88,7 +88,8 @@ def test_the_hook_finds_the_repository_where_config_load_does(setting, hermetic_
 
 @pytest.mark.parametrize("setting", [
     {}, {"MEMGIT_HOME": "~/mem"}, {"XDG_DATA_HOME": "/data", "MEMGIT_AUTHOR": "Ada <ada@example.com>"},
-    {"repo": "/given/repo"}, {"MEMGIT_SEMANTIC": "0"}, {"MEMGIT_CONCURRENCY": "0"}, {"config": "[search]\nsemantic = false\n"},
+    {"repo": "/given/repo"}, {"MEMGIT_SEMANTIC": "0"}, {"MEMGIT_SEMANTIC": " True"}, {"MEMGIT_SEMANTIC": "maybe"},
+    {"MEMGIT_CONCURRENCY": "0"}, {"config": "[search]\nsemantic = false\n"},
 ])
 def test_search_reads_the_settings_config_load_gives_or_leaves_them_to_it(setting, hermetic_env, tmp_path):
     env = {"HOME": str(hermetic_env), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
@@ -97,7 +98,7 @@ def test_search_reads_the_settings_config_load_gives_or_leaves_them_to_it(settin
         (tmp_path / "cfg" / "memgit").mkdir(parents=True)
         (tmp_path / "cfg" / "memgit" / "config.toml").write_text(setting["config"])
     light = locate.settings(env, setting.get("repo"))
-    if {"config", "MEMGIT_SEMANTIC", "MEMGIT_CONCURRENCY"} & set(setting):
+    if {"config", "MEMGIT_CONCURRENCY"} & set(setting) or setting.get("MEMGIT_SEMANTIC") == "maybe":
         assert light is None  # something config.load checks (and may refuse): it reads the settings
         return
     full = load_config(env, repo_path=setting.get("repo"))
@@ -106,7 +107,7 @@ def test_search_reads_the_settings_config_load_gives_or_leaves_them_to_it(settin
 
 
 def test_the_settings_search_reads_alone_are_those_config_load_never_refuses():
-    checked = {var for _, _, var, *_ in config.NUMBERS.values() if var} | {"MEMGIT_SEMANTIC"}
+    checked = {var for _, _, var, *_ in config.NUMBERS.values() if var}
     assert set(locate.CHECKED_ENV) == checked and locate.DEFAULT_AUTHOR == config.DEFAULT_AUTHOR
 
 
