@@ -1,4 +1,4 @@
-"""`memgit search` over 10,000 notes (issue 12: warm <= 150 ms and <= 5x `python -c pass`; index build
+"""`memgit search` over 10,000 notes (issue 20: warm <= 150 ms and <= 3x `python -c pass`; index build
 >= 5,000 notes/s; incremental update after one sync <= 50 ms).
 
 - build: the index made from nothing over the generated repo (`search_index.update`, in process);
@@ -24,7 +24,7 @@ from _common import PYTHON, Rows, arg_parser, bench_project, median, p90, user_e
 from bench_hook import CONSOLE_SCRIPT
 from generate import make_note_repo
 
-RATIO_TARGET = 5.0
+RATIO_TARGET = 3.0  # issue 20 (issue 12 asked 5x)
 WARM_TARGET_MS = 150.0
 BUILD_TARGET = 5_000.0  # notes per second
 INCREMENTAL_TARGET_MS = 50.0

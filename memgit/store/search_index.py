@@ -90,29 +90,40 @@ def path_of(state_dir) -> str:
 def _connect(state_dir, *, create: bool) -> sqlite3.Connection | None:
     """The index opened, its schema checked; a missing, corrupt or older one is made anew when `create`."""
     path = path_of(state_dir)
-    if not create and not os.path.exists(path):
-        return None
+    if not create:
+        return _open_to_read(path)
     for attempt in (1, 2):
         try:
-            if create:
-                os.makedirs(os.path.dirname(path), exist_ok=True)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
             db = sqlite3.connect(path, timeout=10, isolation_level=None)
             db.execute("PRAGMA synchronous=OFF")  # a cache: a crash costs a rebuild, never data
             row = db.execute("SELECT name FROM sqlite_master WHERE name='meta'").fetchone()
             if row and db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (str(SCHEMA),):
                 return db
-            if not create:
-                db.close()
-                return None
             if row is None and not db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                 db.executescript(_TABLES)
                 return db
             db.close()  # another schema, or tables of something else: start again
         except sqlite3.DatabaseError as e:
-            if not create:
-                return None
             _log().warning("search index %s is unreadable (%s); rebuilding it", path, e)
         _remove(path)
+    return None
+
+
+def _open_to_read(path: str) -> sqlite3.Connection | None:
+    """The index at `path` when it is one of this schema (one statement: a hook or a search reads it), else None."""
+    if not os.path.exists(path):
+        return None
+    try:
+        db = sqlite3.connect(path, timeout=10, isolation_level=None)
+    except sqlite3.DatabaseError:  # a folder in its place, an unreadable file
+        return None
+    try:
+        if db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (str(SCHEMA),):
+            return db
+    except sqlite3.DatabaseError:  # no meta table (another file), or not a database at all
+        pass
+    db.close()
     return None
 
 
