@@ -36,6 +36,7 @@ SCRIPTS = {
     "eval": "bench_eval.py",
     "zst": "bench_zst.py",
     "push": "bench_push.py",
+    "team_pull": "bench_team_pull.py",
     "search": "bench_search.py",
     "search_eval": "bench_search_eval.py",
     "prompt_hook": "bench_prompt_hook.py",

@@ -57,6 +57,7 @@ class Config:
     max_cost_per_day: float = 0.0  # USD (0: no limit)
     model_workdir: Path = Path("~/.cache/memgit/model-calls").expanduser()  # where agent CLIs run for memgit
     semantic: bool = True  # fuse embeddings into `memgit search` when the `semantic` extra is installed
+    team_review: str = "new"  # "new": a teammate's learning is briefed once accepted; "none": the team is trusted
     config_file: Path | None = None
     config_dir: Path = field(default=Path("~/.config/memgit").expanduser())
 
@@ -104,6 +105,7 @@ KNOWN: dict[str, dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]]] = {
     "context": {"summary_tokens": ("summary_tokens", (), ())},
     "llm": {"max_tokens_per_day": ("max_tokens_per_day", (), ()), "max_cost_per_day": ("max_cost_per_day", (), ())},
     "search": {"semantic": ("semantic", ("MEMGIT_SEMANTIC",), ())},
+    "team": {"review": ("team_review", (), ())},
 }
 
 
@@ -334,6 +336,7 @@ def load(env: Mapping[str, str] | None = None, *, repo_path: str | None = None,
         max_cost_per_day=num("max_cost_per_day"),
         model_workdir=model_workdir(env),
         semantic=read("search.semantic", lambda: _semantic(env, search, cfile), True),
+        team_review=read("team.review", lambda: _team_review(tables.get("team", {}), cfile), "new"),
         config_file=cfile if cfile.is_file() else None,
         config_dir=cdir,
     )
@@ -350,6 +353,14 @@ def _flag(section: Mapping, key: str, cfile: Path) -> bool:
         raise ConfigError(f"[repo] {key} in {cfile} must be true or false, not {value!r}")
     return value
 
+
+
+def _team_review(section: Mapping, cfile: Path) -> str:
+    """`[team] review`: "new" (a teammate's learning is briefed once accepted) or "none" (trust the team)."""
+    if (value := section.get("review", "new")) not in ("new", "none"):
+        raise ConfigError(f'[team] review in {cfile} must be "new" (`memgit review --team` accepts) or "none", '
+                          f"not {value!r}")
+    return value
 
 
 def _semantic(env: Mapping[str, str], section: Mapping, cfile: Path) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from memgit.cli import doctor, hand, inspect, lifecycle, listing, mcp, purge, remote, search, sync  # noqa: F401  (importing a group registers its commands)
+from memgit.cli import doctor, hand, inspect, lifecycle, listing, mcp, purge, remote, search, sync, team  # noqa: F401  (importing a group registers its commands)
 from memgit.cli.app import cli
 
 

@@ -20,16 +20,17 @@ global_option = click.option("--global", "global_", is_flag=True, help="Main's s
 @click.option("--type", "type_", help="The kind of learning (preference, convention, command, gotcha, decision, fact).")
 @global_option
 @project_option
+@click.option("--private", is_flag=True, help="Never sent to a team, even in a shared project.")
 @repo_option
 @json_option
-def remember(text, type_, global_, project, repo_path, as_json) -> None:
+def remember(text, type_, global_, project, private, repo_path, as_json) -> None:
     """Pin TEXT as a note of the current project (or --global / --project): every session is told it.
 
     Example: memgit remember "Deploys happen on Fridays; never merge on Thursday evening" --global
     """
     from memgit.verbs.remember import remember as pin
 
-    done = pin(load_config(repo_path), text, type_=type_, project=project, global_=global_)
+    done = pin(load_config(repo_path), text, type_=type_, project=project, global_=global_, private=private)
     emit(as_json, {"ok": True, **asdict(done)}, f"{done.subject}; nothing committed" if done.already
          else f"{done.sha[:8]} {done.subject}\n  {done.branch}:{done.path}")
 
@@ -85,9 +86,11 @@ def _written_text(commits, consolidated) -> str:
               help="Only learnings of sessions on or after this day.")
 @click.option("--limit", type=click.IntRange(min=1), help="At most this many learnings this time.")
 @click.option("--accept-all", is_flag=True, help="Accept every learning of the queue and record the review.")
+@click.option("--team", "team", is_flag=True, help="The teammates' learnings of your shared projects instead: accepted, "
+              "they reach the briefing ([team] review = \"new\"); rejected, they are hidden for you.")
 @repo_option
 @json_option
-def review(project, types, since, limit, accept_all, repo_path, as_json) -> None:
+def review(project, types, since, limit, accept_all, team, repo_path, as_json) -> None:
     """Accept or reject each learning added since the last review; rejecting one forgets it.
 
     What the agent is told first comes first. Each answer is recorded as it is given: quit (q) at any
@@ -99,6 +102,8 @@ def review(project, types, since, limit, accept_all, repo_path, as_json) -> None
     from memgit.verbs import review as verb
 
     cfg = load_config(repo_path)
+    if team:
+        return _review_team(cfg, project, accept_all, as_json)
     todo = verb.pending(cfg, project=project, types=types, since=since and since.date(), limit=limit)
     if as_json and not accept_all or not todo.learnings:
         emit(as_json, {"ok": True, **todo.as_dict()}, f"none of the {todo.left} learning(s) left to review matches "
@@ -113,6 +118,26 @@ def review(project, types, since, limit, accept_all, repo_path, as_json) -> None
                    "commits": [asdict(c) for c in done.commits]},
          _written_text(done.commits, done.consolidated) + f"\naccepted {done.accepted}, rejected {done.rejected}"
          + (f"; {left} left: `memgit review` goes on from there" if left else "; nothing left to review"))
+
+
+def _review_team(cfg, project, accept_all, as_json) -> None:
+    """`memgit review --team`: accept (a), hide (r) or leave (q) each learning only teammates hold."""
+    from memgit.verbs import team_review
+
+    queue = team_review.pending(cfg, project)
+    if as_json and not accept_all or not queue.learnings:
+        emit(as_json, {"ok": True, **queue.as_dict()}, "nothing of the team's left to review")
+        return
+    accepted, rejected = (queue.learnings, []) if accept_all else ([], [])
+    for i, x in enumerate([] if accept_all else queue.learnings, 1):
+        click.echo(f"[{i}/{len(queue.learnings)}] {x.branch}\n  {x.line}")
+        answer = click.prompt("  accept, reject or quit", type=click.Choice(["a", "r", "q"]), default="a")
+        if answer == "q":
+            break
+        (accepted if answer == "a" else rejected).append(x)
+    done = team_review.decide(cfg, queue, accepted, rejected)
+    emit(as_json, {"ok": True, "accepted": len(accepted), "rejected": len(rejected), "commits": [asdict(c) for c in done]},
+         "\n".join(f"{c.sha[:8]} {c.subject}" for c in done) + f"\naccepted {len(accepted)}, hidden {len(rejected)}")
 
 
 def _ask(cfg, todo) -> tuple[list, list]:

@@ -38,7 +38,7 @@ def _list(repo_path, as_json) -> None:
     rows = verbs.remotes(cfg)
     lines = []
     for r in rows:
-        lines.append(f"{r['name']}{' (default)' if r['default'] else ''}  {r['url']}")
+        lines.append(f"{r['name']}{' (default)' if r['default'] else ''}{' (team)' if r['role'] else ''}  {r['url']}")
         for op in ("push", "pull"):
             if r[op]:
                 lines.append(f"  last {op}: {'ok' if r[op]['ok'] else 'FAILED'}: {r[op]['message']}")
@@ -150,6 +150,7 @@ def pull(name, wait, repo_path, as_json) -> None:
         lines.append(f"{c['branch']}: NOT joined, {why}")
         if c.get("advice"):
             lines.append(f"  {c['advice']}")
+    lines += report.notices
     lines.append(f"pulled from {report.remote} ({report.url})" + ("" if len(lines) else ": already up to date"))
     emit(as_json, {"ok": not report.conflicts, **asdict(report)}, "\n".join(lines))
     if report.conflicts:

@@ -47,7 +47,7 @@ import math
 import re
 
 from memgit.core.briefing import sanitize
-from memgit.core.search import STOPWORDS
+from memgit.core.search import STOPWORDS, identifier_parts
 from memgit.core.vocab import MAIN, PREFIX
 
 BUDGET = 1_500  # the whole answer, fence included
@@ -300,8 +300,9 @@ def _mostly_quoted(text: str) -> bool:
 def _holds(text: str, wanted) -> set[str]:
     """The wanted stems the text holds."""
     starts = tuple(wanted)
+    words = _WORD.findall(text.lower()) + identifier_parts(text).split()  # as the index holds them
     # Only words starting like a wanted stem are stemmed: a stem is a prefix of its word.
-    return {stem(w) for w in _WORD.findall(text.lower()) if w.startswith(starts)} & set(wanted)
+    return {stem(w) for w in words if w.startswith(starts)} & set(wanted)
 
 
 def normalise(text: str) -> str:

@@ -202,13 +202,34 @@ def subjects(docs: list[Doc]) -> list[list[Doc]]:
 
 
 def file_text(docs: list[Doc]) -> str:
-    """The words of one file's units with their headings, each once, for the index of whole files."""
+    """The words of one file's units with their headings, each once, for the index of whole files;
+    then the words inside the code's compound names (identifier_parts)."""
     parts = []
     for d in docs:
         if d.title and d.kind not in BORROWED_TITLE and not d.text.startswith(d.title):
             parts.append(d.title)
         parts.append(d.text)
-    return "\n".join(parts)
+    text = "\n".join(parts)
+    inner = identifier_parts(text)
+    return f"{text}\n{inner}" if inner else text
+
+
+# A file named in camelCase: `AppInnerSidebar.tsx`, `walCheckpoint.go` (the tokenizer splits snake_case
+# and kebab-case already, but keeps a camelCase name whole). A file is what a person names by its
+# words ("the sidebar"); the names of functions inside it (`applyOrder`) would make chance matches.
+_CAMEL = re.compile(r"\b(?=[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z]{2}[a-z]))[A-Za-z0-9]+(?=\.[a-z]{1,5}\b)")
+_HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def identifier_parts(text: str) -> str:
+    """The words inside the camelCase file names of a text, each once: a person asks about "the
+    sidebar" where the note names `AppInnerSidebar.tsx`."""
+    seen: dict[str, None] = {}
+    for name in _CAMEL.findall(text):
+        for part in _HUMP.findall(name):
+            if len(part) >= 3 and not part.isdigit():
+                seen.setdefault(part.lower())
+    return " ".join(seen)
 
 
 BORROWED_TITLE = ("learning", "memory")  # their title is their note's or their topic's: shown, not searched

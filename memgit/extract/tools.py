@@ -15,3 +15,14 @@ def kind(call: ToolCall) -> str:
 
 def is_edit(call: ToolCall) -> bool:
     return call.kind == "edit"
+
+
+def touched_text(call: ToolCall) -> str:
+    """The code an edit touched, before and after: a replacement's old and new strings, a written
+    file, a patch's lines."""
+    data = call.input
+    parts = [data.get(key) for key in ("old_string", "new_string", "content", "patch", "input")]
+    for edit in data.get("edits") or ():
+        if isinstance(edit, dict):
+            parts += [edit.get("old_string"), edit.get("new_string")]
+    return "\n".join(part for part in parts if isinstance(part, str))

@@ -10,15 +10,9 @@ given, and a mirror keeps it forever. transport.py reaches the remote.
 from __future__ import annotations
 
 import os
-import shutil
-import struct
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from tempfile import SpooledTemporaryFile
 
-from dulwich.object_store import DiskObjectStore
 from dulwich.objects import ZERO_SHA, Commit
 from dulwich.refs import check_ref_format
 
@@ -27,12 +21,12 @@ from memgit.core.names import safe_text
 from memgit.core.vocab import MAIN, PREFIX
 from memgit.errors import AlreadyExists, NoMatch, RemoteAhead, RemoteError
 from memgit.store import scan as scan_mod
-from memgit.store import crossing, transport
+from memgit.store import crossing, incoming, transport
 from memgit.store.crossing import Outgoing
-from memgit.store.objects import stored_objects
 from memgit.store.transport import describe_url
 
 HEADS = b"refs/heads/"
+ROLE, TEAM = b"memgit-role", "team"  # remote.<name>.memgit-role
 Progress = Callable[[str], None]
 
 __all__ = ["Fetched", "Pushed", "add_remote", "describe_url", "fetch", "is_memgit_branch",
@@ -117,7 +111,7 @@ def add_remote(repo, name: str, url: str) -> None:
 
 
 def remove_remote(repo, name: str) -> None:
-    """Drop remote `name`: its configuration and every refs/remotes/<name>/* ref.
+    """Drop remote `name`: its configuration, its refs/remotes/<name>/* (a team's refs/memgit/team/<name>/*).
 
     Raises:
         NoMatch: no such remote.
@@ -127,8 +121,17 @@ def remove_remote(repo, name: str) -> None:
     config = raw.get_config()
     del config[(b"remote", name.encode())]
     config.write_to_path()
-    for ref in raw.refs.as_dict(f"refs/remotes/{name}".encode()):
-        raw.refs.remove_if_equals(f"refs/remotes/{name}/".encode() + ref, None)
+    for base in (f"refs/remotes/{name}", f"refs/memgit/team/{name}"):  # a team's: memgit.store.team
+        for ref in raw.refs.as_dict(base.encode()):
+            raw.refs.remove_if_equals(f"{base}/".encode() + ref, None)
+
+
+def role(repo, name: str) -> str | None:
+    """The role of remote `name` (`team`, memgit.store.team), None for a person's own remote."""
+    try:
+        return repo._repo.get_config().get((b"remote", name.encode()), ROLE).decode()
+    except KeyError:
+        return None
 
 
 def remote_url(repo, name: str) -> str:
@@ -184,61 +187,20 @@ def fetch(repo, remote: str, *, progress: Progress | None = None) -> Fetched:
         RemoteError: it could not be reached or read; it is not a memgit repository.
     """
     url = remote_url(repo, remote)
-    raw = repo._repo
-    client, path = transport.connect(url, raw.get_config_stack(), push=False)
-    heads: dict[str, str] = {}
+    stop = {repo.head(MAIN), remote_heads(repo, remote).get(MAIN)}
 
-    def wants(refs, depth=None):
-        heads.update(_memgit_heads(refs))
-        return sorted({sha.encode() for sha in heads.values()} - _present(raw, heads.values()))
-
-    memgit_dir = Path(raw.controldir()) / "memgit"
-    memgit_dir.mkdir(exist_ok=True)
-    quarantine = Path(tempfile.mkdtemp(prefix="incoming-", dir=memgit_dir))
-    store = DiskObjectStore.init(str(quarantine))
-    try:
-        store.add_alternate_path(raw.object_store.path)
-        with transport.reaching(url, client), SpooledTemporaryFile(max_size=32 << 20, dir=quarantine) as pack:
-            client.fetch_pack(path, wants, raw.get_graph_walker(_haves(raw)), pack.write,
-                              progress=_bytes_progress(progress))
-            objects = 0
-            if pack.tell():
-                pack.seek(0)
-                objects = struct.unpack(">L", pack.read(12)[8:12])[0]  # the pack header's object count
-                pack.seek(0)
-                store.add_thin_pack(pack.read, None)
-            transport.settle_credentials(client)
+    def check(store, heads):
         if MAIN in heads:
-            _check_memgit(store, url, heads[MAIN], stop={repo.head(MAIN), remote_heads(repo, remote).get(MAIN)})
-        arrived = (sha for pack in store.packs for sha in pack)  # the quarantine's own, not its alternates
-        crossing.refuse_secrets(scan_mod.scan_objects(stored_objects(store, arrived), repo.extra_patterns),
-                       f"take in what {describe_url(url)} sent: its history holds",
-                       "Nothing was fetched. Remove them from that history on the machine that pushed them "
-                       "(`memgit scan` there says where, `memgit purge` removes them)")
-        store.close()
-        _admit(store, raw.object_store)
-    finally:
-        store.close()
-        shutil.rmtree(quarantine, ignore_errors=True)
-    removed = _track(raw, remote, heads)
+            _check_memgit(store, url, heads[MAIN], stop=stop)
+
+    heads, objects = incoming.receive(repo, url, _memgit_heads, check=check, progress=progress)
+    removed = _track(repo._repo, remote, heads)
     return Fetched(remote=remote, heads=heads, removed=removed, objects=objects)
 
 
 def _memgit_heads(refs: Mapping[bytes, bytes | None]) -> dict[str, str]:
     return {ref[len(HEADS):].decode(): sha.decode() for ref, sha in refs.items()
             if sha and ref.startswith(HEADS) and is_memgit_branch(ref[len(HEADS):].decode("utf-8", "replace"))}
-
-
-def _haves(raw) -> list[bytes]:
-    """What the remote need not send: every local branch and remote-tracking head (dulwich's
-    default walker offers the local branches only, so each fetch would bring a remote's whole
-    history again)."""
-    refs = {**raw.refs.as_dict(b"refs/heads"), **raw.refs.as_dict(b"refs/remotes")}
-    return sorted({sha for sha in refs.values() if sha in raw.object_store})
-
-
-def _present(raw, shas) -> set[bytes]:
-    return {sha.encode() for sha in shas if sha.encode() in raw.object_store}
 
 
 def _check_memgit(store, url: str, main: str, stop: set[str | None]) -> None:
@@ -260,13 +222,6 @@ def _check_memgit(store, url: str, main: str, stop: set[str | None]) -> None:
                       "init commit); nothing was fetched. Check the URL, or push to an empty repository instead")
 
 
-def _admit(store: DiskObjectStore, target: DiskObjectStore) -> None:
-    """Move the quarantine's packs into the repository: each .pack before its .idx, as git does."""
-    for name in sorted(os.listdir(store.pack_dir), key=lambda n: n.endswith(".idx")):
-        if name.endswith((".pack", ".idx")):
-            os.replace(os.path.join(store.pack_dir, name), os.path.join(target.pack_dir, name))
-
-
 def _track(raw, remote: str, heads: Mapping[str, str]) -> list[str]:
     """Point refs/remotes/<remote>/<branch> at what the remote has; drop those of vanished branches."""
     prefix = f"refs/remotes/{remote}/".encode()
@@ -282,10 +237,7 @@ def _track(raw, remote: str, heads: Mapping[str, str]) -> list[str]:
     return sorted(removed)
 
 
-def _bytes_progress(progress: Progress | None):
-    if progress is None:
-        return None
-    return lambda data: progress(data.decode("utf-8", "replace"))
+_bytes_progress = incoming.bytes_progress
 
 
 # -- push -----------------------------------------------------------------------------------------
@@ -316,6 +268,10 @@ def push(repo, remote: str, branches: Mapping[str, str], *, delete: Sequence[str
         RemoteError: a branch is not memgit's or its commit is not here; the remote could not
             be reached or refused an update.
     """
+    if role(repo, remote) == TEAM:  # personal branches never reach a team: only memgit.store.team sends there
+        named = ", ".join(sorted({*branches, *delete})) or "nothing else"
+        raise RemoteError(f"{remote} is a team remote: it takes only people/<you>/projects/<shared project>, "
+                          f"never {named}; `memgit push {remote}` sends what you shared")
     raw = repo._repo
     for branch, sha in branches.items():
         if not is_memgit_branch(branch):

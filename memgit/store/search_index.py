@@ -25,7 +25,7 @@ from memgit.store.blobs import read_blobs
 from memgit.store.sqlite import sqlite3
 
 FILE = "search.sqlite"
-SCHEMA = 4  # bump when the tables or documents() change: every branch is indexed again
+SCHEMA = 5  # bump when the tables or documents() change: every branch is indexed again
 DIRS = ("sessions", "notes", "skills", "imported")  # compared as trees: unchanged ones cost one lookup
 ROOT_FILES = (search.MEMORY_FILE, search.SUMMARY_FILE)  # compared by content
 PROJECT_FILE = "PROJECT.md"  # its identities are kept too: search finds the cwd's project without the repository

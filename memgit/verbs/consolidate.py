@@ -24,6 +24,7 @@ from memgit.errors import ConflictError, LLMError, SecretFound
 from memgit.verbs.consolidate_commit import ConsolidateResult, commit
 from memgit.verbs.consolidate_pending import global_pending, has_inputs, last_consolidation, pending, project_heads
 from memgit.verbs.consolidate_read import delta, project_of, read_current, read_notes, read_pinned, scope_memory
+from memgit.verbs import team_memory
 from memgit.verbs.selection import find_project  # the one project selector rule
 
 log = logging.getLogger("memgit.verbs.consolidate")
@@ -125,13 +126,15 @@ def _project(repo, cfg: Config, branch: str, force: bool) -> ConsolidateResult |
     if head is None or not has_inputs(repo, head):
         return None
     scope = scopes.branch_slug(branch)
-    memory = scope_memory(repo, cfg, branch, head)
+    shared = team_memory.shared_memory(repo, cfg, branch, head)  # a shared project: its teammates' notes too
+    memory, team = shared if shared else (scope_memory(repo, cfg, branch, head), None)
     pinned = read_pinned(repo, head)
     project = project_of(repo, branch, head)
     budget = cfg.summary_tokens
 
     def heuristic_run() -> Consolidation:
-        return heuristic.consolidate(memory, scope=scope, project=project, pinned=pinned, budget_tokens=budget)
+        return heuristic.consolidate(memory, scope=scope, project=project, pinned=pinned, budget_tokens=budget,
+                                     team=team)
 
     def llm_run(llm) -> Consolidation:
         notes = read_notes(repo, head)

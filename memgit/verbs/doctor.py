@@ -292,6 +292,7 @@ def judge_drift(name: str, drift: Drift, *, default: bool = True) -> Finding:
 def check_remotes(repo, cfg: Config) -> list[Finding]:
     from memgit.errors import RemoteError
     from memgit.store.remote import describe_url, list_remotes, local_heads, ls_remote  # ls_remote: memgit branches only
+    from memgit.verbs.team import doctor_check as team_check
 
     remotes = list_remotes(repo)
     if not remotes:
@@ -301,8 +302,9 @@ def check_remotes(repo, cfg: Config) -> list[Finding]:
     def known(sha: str) -> bool:
         return repo.resolve(sha) is not None
 
-    findings = []
-    for name, url in sorted(remotes.items()):
+    teams = {n: found for n in sorted(remotes) if (found := team_check(repo, n))}  # only shared projects go there
+    findings = [Finding("remotes", *found) for found in teams.values()]
+    for name, url in sorted(r for r in remotes.items() if r[0] not in teams):
         try:
             heads = ls_remote(repo, name)
         except RemoteError as e:

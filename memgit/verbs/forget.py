@@ -19,6 +19,7 @@ from memgit.core import vocab
 from memgit.core.ledger import format_message, one_line
 from memgit.core.notes import LEARNINGS_HEADING, split_front_matter
 from memgit.errors import NoMatch, UsageError
+from memgit.verbs import team_review
 from memgit.verbs.remember import NOTES_DIR, Written, scope_label, writable
 
 SESSIONS_DIR = "sessions"
@@ -155,6 +156,8 @@ def plan(cfg: Config, target: str) -> ForgetPlan:
             drops, how = _by_session(texts, target), "session"
             if not drops:
                 drops, how = _by_query(texts, target), "query"
+                # a teammate's learning (a shared project) is hidden here, never changed in their ref
+                drops += [Drop(b, p, False, lines) for b, p, lines in team_review.matching(repo, target)]
     if not drops:
         raise NoMatch(f"nothing matches {target!r}: no note of that path or name, no session of that id, "
                       "no learning or pinned note holding those words (`memgit search WORDS` finds them, "
@@ -173,7 +176,11 @@ def forget_in(repo, drops: list[Drop], heads: dict[str, str], what: str) -> list
     for branch in sorted({d.branch for d in drops}):
         mine = [d for d in drops if d.branch == branch]
         changes: dict[str, bytes | None] = {}
+        changes.update(team_review.hiding(repo, heads[branch], [(d.path, d.lines) for d in mine
+                                                                if team_review.is_teammates(d.path)]))
         for d in mine:
+            if team_review.is_teammates(d.path):
+                continue
             if d.whole:
                 changes[d.path] = None
                 continue
@@ -185,7 +192,7 @@ def forget_in(repo, drops: list[Drop], heads: dict[str, str], what: str) -> list
         message = format_message("forget", scope, one_line(what, 100), body=body,
                                  trailers=[("Memgit-Forget", d.path) for d in mine])
         sha = repo.commit(branch, changes, message, expected=heads[branch])
-        done.append(Written(sha, branch, scope, ", ".join(d.path for d in mine), message.split("\n", 1)[0]))
+        done.append(Written(sha, branch, scope, ", ".join(sorted(changes)), message.split("\n", 1)[0]))
     return done
 
 
@@ -199,12 +206,13 @@ def forget(cfg: Config, chosen: ForgetPlan) -> Forgotten:
     with writable(cfg) as repo:
         what = {"note": "", "session": "session ", "query": "learnings matching "}[chosen.how] + chosen.target
         commits = forget_in(repo, chosen.drops, chosen.heads, what)
-        return Forgotten(commits, reconsolidate(repo, cfg, {c.branch for c in commits}))
+        hid = any(team_review.is_teammates(d.path) for d in chosen.drops)  # no note changed: nothing is pending
+        return Forgotten(commits, reconsolidate(repo, cfg, {c.branch for c in commits}, force=hid))
 
 
-def reconsolidate(repo, cfg: Config, branches: set[str]) -> list:
+def reconsolidate(repo, cfg: Config, branches: set[str], *, force: bool = False) -> list:
     """Consolidate the scopes whose notes a person changed, so MEMORY.md and the summary follow at once."""
     from memgit.verbs import consolidate
 
     return consolidate.run(repo, cfg, branches=sorted(b for b in branches if b.startswith(vocab.PREFIX)),
-                           include_global=True)
+                           include_global=True, force=force)

@@ -111,13 +111,14 @@ def status(cfg: Config, *, now: float | None = None) -> dict:
 def _remotes(repo, cfg: Config) -> list[dict]:
     """Each remote: the branches changed here since the last push or fetch, and the last push and
     pull (an automatic one runs in the background: this is where its failure shows). No network."""
-    from memgit.store import remote, remote_log
+    from memgit.store import remote, remote_log, team
 
     outcomes = remote_log.read(cfg.state_dir)
     rows = []
     for name, url in sorted(remote.list_remotes(repo).items()):
         last = outcomes.get(name, {})
-        rows.append({"name": name, "url": remote.describe_url(url), "unpushed": remote.unpushed(repo, name),
+        unpushed = team.unpushed(repo, name) if team.is_team(repo, name) else remote.unpushed(repo, name)
+        rows.append({"name": name, "url": remote.describe_url(url), "unpushed": unpushed,
                      **{op: last[op] | {"at": _iso(last[op]["at"])} if op in last else None for op in ("push", "pull")}})
     return rows
 

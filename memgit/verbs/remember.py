@@ -109,8 +109,9 @@ def scope_label(branch: str) -> str:
 
 
 def remember(cfg: Config, text: str, *, type_: str | None = None, project: str | None = None,
-             global_: bool = False, cwd: str | None = None, now: float | None = None) -> Written:
+             global_: bool = False, cwd: str | None = None, now: float | None = None, private: bool = False) -> Written:
     """Pin `text` as a note of the scope: one `remember(<scope>)` commit, the context cache refreshed.
+    A `private` note says so in its front matter (`private: true`): it never goes to a team.
 
     A note of the scope holding the same text already is the answer (`already`; nothing committed).
 
@@ -134,7 +135,7 @@ def remember(cfg: Config, text: str, *, type_: str | None = None, project: str |
         if found := _remembered(repo, branch, clean):  # the same words twice are one memory, told once
             return Written("", branch, scope_label(branch), found, f"already remembered in {branch}:{found}", True)
         path = _free_path(repo, branch, f"{NOTES_DIR}/{day}-{vocab.slugify(clean, 50, max_words=6)}")
-        meta = f"---\nadded: '{day}'\n" + (f"type: {type_}\n" if type_ else "") + "---\n"
+        meta = f"---\nadded: '{day}'\n" + (f"type: {type_}\n" if type_ else "") + ("private: true\n" if private else "") + "---\n"
         scope = scope_label(branch)
         message = format_message("remember", scope, one_line(clean, 100), trailers=[
             ("Memgit-Remember", path), ("Memgit-Type", type_)])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from memgit.config import Config
 from memgit.core.vocab import MAIN
@@ -18,31 +18,10 @@ from memgit.errors import MemgitError, NoMatch, RemoteError, SecretFound
 from memgit.store import remote as transport
 from memgit.store import remote_log
 from memgit.verbs.inspect import open_repo
+from memgit.verbs.remote_reports import PullReport, PushReport
 
 log = logging.getLogger("memgit.verbs.remote")
 Progress = Callable[[str], None] | None
-
-
-@dataclass(slots=True)
-class PushReport:
-    remote: str
-    url: str
-    updated: dict[str, list]  # branch -> [old sha on the remote or None, new sha]
-    deleted: list[str]  # branches joined into another here, so removed from the remote
-    objects: int  # objects sent
-    bytes: int
-    forced: list[str] = field(default_factory=list)  # branches a purge rewrote, replaced on the remote
-
-
-@dataclass(slots=True)
-class PullReport:
-    remote: str
-    url: str
-    fetched: int  # objects received
-    branches: list[dict] = field(default_factory=list)  # per branch: what joining did
-    conflicts: list[dict] = field(default_factory=list)  # {branch, paths}: left as they were here
-    consolidated: list[str] = field(default_factory=list)
-    purged: list[dict] = field(default_factory=list)  # {branch, replayed}: rebuilt on the remote's purged history
 
 
 @dataclass(slots=True)
@@ -57,8 +36,9 @@ def remotes(cfg: Config) -> list[dict]:
     """The configured remotes, each with its URL (a password, if any, hidden) and its last push and pull."""
     with open_repo(cfg) as repo:
         found = transport.list_remotes(repo)
+        roles = {name: transport.role(repo, name) for name in found}
     outcomes = remote_log.read(cfg.state_dir)
-    return [{"name": name, "url": transport.describe_url(url), "default": name == cfg.remote,
+    return [{"name": name, "url": transport.describe_url(url), "default": name == cfg.remote, "role": roles[name],
              **{op: outcomes.get(name, {}).get(op) for op in ("push", "pull")}}
             for name, url in sorted(found.items())]
 
@@ -109,6 +89,13 @@ def push(cfg: Config, remote: str | None = None, *, progress: Progress = None, f
         SecretFound: the history holds a possible secret; nothing was sent.
     """
     name = remote or cfg.remote
+    if _is_team(cfg, name):
+        from memgit.verbs import team
+
+        if force:
+            raise RemoteError(f"{name} is a team remote: nothing is ever forced there (it takes only "
+                              f"people/<you>/projects/<shared project>); `memgit push {name}` sends what you shared")
+        return team.push(cfg, name, progress=progress)
     try:
         with open_repo(cfg) as repo:
             url = _url(repo, name)
@@ -133,6 +120,13 @@ def push(cfg: Config, remote: str | None = None, *, progress: Progress = None, f
                       f"{changed} branch(es) updated" if changed else "already up to date")
     return PushReport(name, transport.describe_url(url), {b: list(v) for b, v in sent.updated.items()},
                       list(sent.deleted), sent.objects, sent.bytes, sorted(b for b in leases if b in sent.updated))
+
+
+def _is_team(cfg: Config, name: str) -> bool:
+    from memgit.store.team import is_team
+
+    with open_repo(cfg) as repo:
+        return is_team(repo, name)
 
 
 def purged_since_push(repo, remote: str) -> dict[str, str]:
@@ -173,6 +167,10 @@ def pull(cfg: Config, remote: str | None = None, *, progress: Progress = None, w
     from memgit.verbs.purge import take_remote_purge
 
     name = remote or cfg.remote
+    if _is_team(cfg, name):
+        from memgit.verbs import team
+
+        return team.pull(cfg, name, progress=progress, wait=wait)
     try:
         with open_repo(cfg) as repo:
             url = _url(repo, name)
@@ -253,16 +251,21 @@ def auto_pull(cfg: Config, *, wait: bool = True) -> str | None:
     recorded and returned as a warning, never raised: a sync must not wait on a network."""
     if not cfg.auto_pull:
         return None
+    from memgit.verbs import team
+
+    has_team, teams = team.auto(cfg, "pull", wait=wait)  # the teams' too: their shared projects are read at each sync
     try:
         if not has_remote(cfg, cfg.remote):
-            return f"[repo] auto_pull is on, but there is no remote {cfg.remote!r}: memgit remote add {cfg.remote} URL"
+            return "; ".join(teams) or None if has_team else \
+                f"[repo] auto_pull is on, but there is no remote {cfg.remote!r}: memgit remote add {cfg.remote} URL"
         report = pull(cfg, wait=wait)
     except MemgitError as e:
         log.warning("auto pull from %s failed: %s", cfg.remote, e.message)
-        return f"auto pull from {cfg.remote} failed: {e.message}"
+        return "; ".join([f"auto pull from {cfg.remote} failed: {e.message}", *teams])
     if report.conflicts:
-        return f"auto pull from {cfg.remote}: conflicting edits left unjoined (memgit pull shows them)"
-    return None
+        return "; ".join([f"auto pull from {cfg.remote}: conflicting edits left unjoined (memgit pull shows them)",
+                          *teams])
+    return "; ".join(teams) or None
 
 
 def auto_push(cfg: Config) -> str | None:
@@ -270,15 +273,18 @@ def auto_push(cfg: Config) -> str | None:
     a failure is recorded and returned as a warning, never raised."""
     if not cfg.auto_push:
         return None
+    from memgit.verbs import team
+
+    has_team, teams = team.auto(cfg, "push")  # the shared projects go to their teams too
     try:
         with open_repo(cfg) as repo:
             if cfg.remote not in transport.list_remotes(repo):
-                return (f"[repo] auto_push is on, but there is no remote {cfg.remote!r}: "
-                        f"memgit remote add {cfg.remote} URL")
+                return "; ".join(teams) or None if has_team else \
+                    (f"[repo] auto_push is on, but there is no remote {cfg.remote!r}: memgit remote add {cfg.remote} URL")
             if not transport.unpushed(repo, cfg.remote):
-                return None
+                return "; ".join(teams) or None
         push(cfg)
     except MemgitError as e:
         log.warning("auto push to %s failed: %s", cfg.remote, e.message)
-        return f"auto push to {cfg.remote} failed: {e.message}"
-    return None
+        return "; ".join([f"auto push to {cfg.remote} failed: {e.message}", *teams])
+    return "; ".join(teams) or None

@@ -81,10 +81,22 @@ def test_the_rules_the_person_had_written_into_claude_md_are_told(told):
     assert "CLAUDE.md" in rules and "throughput" in rules and "call paths" in rules
 
 
+def test_the_practice_the_work_shows_in_many_sessions_is_told_how_to_run_it_too(told):
+    rules = " ".join(section(told["summary"], "Preferences and conventions"))
+    # six sessions wrote a numbered migration pair and bumped migration.go; no one said so
+    assert "migrations/sqlite3/" in rules and "NN_name.up.sql" in rules and "migration.go" in rules
+    assert any("./cc-backend -server -dev" in c for c in section(told["summary"], "How to build and test"))
+
+
+def test_no_gotcha_names_code_its_session_then_changed(told):
+    for gotcha in section(told["summary"], "Gotchas"):
+        assert "RotateWALFilesAfterShutdown" not in gotcha and "ReceiveNats" not in gotcha, gotcha
+
+
 def test_no_one_off_instruction_is_told_as_a_preference(told):
     rules = section(told["summary"], "Preferences and conventions")
     for one_off in ("Fix all issues in the suggested order", "Commit the changes", "Plan a fix for scenario 1",
-                    "Only implement fix 6", "Make the log message in line 363"):
+                    "Only implement fix 6", "Make the log message in line 363", "I think we should", "hmm,"):
         assert not any(one_off in rule for rule in rules), one_off
 
 

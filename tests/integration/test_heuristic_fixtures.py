@@ -136,8 +136,11 @@ def test_a_reported_failure_and_its_fix_make_a_gotcha():
     assert any("Switched the submodule from SSH" in g and "HTTPS" in g for g in gotchas)
 
 
-def test_a_root_cause_the_agent_found_is_a_gotcha():
-    assert any(g.startswith("The root cause is in `manual_commit_git.go`") for g in texts(note(AGENT_TYPE), "gotcha"))
+def test_a_root_cause_the_agent_found_in_code_it_then_fixed_is_kept_as_a_fact():
+    # the session changed SaveChanges and SaveTaskCheckpoint: the cause does not bite again, the note keeps it
+    n = note(AGENT_TYPE)
+    assert any(f.startswith("The root cause is in `manual_commit_git.go`") for f in texts(n, "fact"))
+    assert not any(g.startswith("The root cause is in `manual_commit_git.go`") for g in texts(n, "gotcha"))
 
 
 def test_approved_plans_become_decisions_and_titles():

@@ -37,6 +37,9 @@ NAMES = ("kalivo", "bedoru", "miresa", "toplan", "venuda", "sorike", "dabelo", "
 UNIQUE_GOTCHA = ("The nightly `reindex-catalog` job deadlocks on the `sku_aliases` table when the importer runs at "
                  "the same time; schedule the importer after 02:00.")
 UNIQUE_PROMPT = "The reindex-catalog job hung again last night, something about sku_aliases. Why?"
+# A component named by its file only (8a2518dd of the fixtures: `AppInnerSidebar.tsx`, asked as "the sidebar").
+COMPONENT_FACT = "The plus button moved out of the search box into its own button in `GlazeRecipeDrawer.tsx`."
+COMPONENT_PROMPT = "Where is the glaze recipe drawer implemented?"
 OTHER_FACT = "The kiln firmware flasher needs the `--baud 921600` flag or the esp32 upload times out."
 OTHER_PROMPT = "Flashing the esp32 kiln firmware times out again, which baud did we use?"
 PINNED = "Commit subjects are written in the imperative mood, under 60 characters."
@@ -123,7 +126,11 @@ def world(tmp_path_factory) -> dict:
         repo.commit("projects/kiln", {"sessions/2026/02/2026-02-02-flash-k11n0001.md": (
             "---\nsession: claude-code/k11n0001-0000-4000-8000-000000000001\nagent: claude-code\nproject: kiln\n"
             "started: 2026-02-02T10:00:00Z\n---\n# Flash the firmware\n\nThe user asked: flash it.\n\n"
-            f"## Learnings\n- [gotcha] {OTHER_FACT}\n").encode()}, "extract(kiln): session\n")
+            f"## Learnings\n- [gotcha] {OTHER_FACT}\n").encode(),
+            "sessions/2026/02/2026-02-03-move-k11n0002.md": (
+            "---\nsession: claude-code/k11n0002-0000-4000-8000-000000000002\nagent: claude-code\nproject: kiln\n"
+            "started: 2026-02-03T10:00:00Z\n---\n# Move the button\n\nThe user asked: move the plus button.\n\n"
+            f"## Learnings\n- [decision] {COMPONENT_FACT}\n").encode()}, "extract(kiln): sessions\n")
         repo.commit(MAIN, {"notes/2026-01-05-subjects.md": f"---\nadded: '2026-01-05'\n---\n{PINNED}\n".encode()},
                     "remember(main): commit subjects\n")
         search_index.update(repo, memory / ".git" / "memgit")
@@ -158,6 +165,11 @@ def test_another_projects_note_comes_only_when_nothing_here_matches_and_the_matc
     assert OTHER_FACT in text and "(kiln, " in text  # nothing of shop is about it
     assert ask(world, "Which flag does the flasher need?", world["shop"]) == ""  # a weak match: not told
     assert OTHER_FACT not in ask(world, UNIQUE_PROMPT + " Or was it the esp32?", world["shop"])
+
+
+def test_a_component_is_found_by_the_words_of_its_camel_case_file_name(world):
+    text = ask(world, COMPONENT_PROMPT, world["kiln"])
+    assert COMPONENT_FACT in text and "`memgit show k11n0002`" in text
 
 
 def test_the_hook_reads_the_index_without_updating_it(world):

@@ -42,9 +42,9 @@ def object_files(r: MemoryRepo) -> set[str]:
     return {str(f.relative_to(objects)) for f in objects.rglob("*") if f.is_file()}
 
 
-def run_child(code: str, *args: str) -> subprocess.Popen:
+def run_child(code: str, *args: str, stdout=None) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args], env=env)
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args], env=env, stdout=stdout)
 
 
 # -- init / open --------------------------------------------------------------------------
@@ -399,6 +399,7 @@ def test_kill_9_at_random_moments_leaves_a_repairable_repo(repo):
         from memgit.errors import ConflictError
         from memgit.store.repo import MemoryRepo
         with MemoryRepo.open(Path(sys.argv[1])) as r:
+            print("ready", flush=True)  # the kill is timed from here: a loaded machine is slow to import
             for i in range(10_000):
                 def build(head):
                     memory = (r.read(head, "MEMORY.md") or b"") + f"{sys.argv[2]}-{i}\\n".encode()
@@ -411,10 +412,12 @@ def test_kill_9_at_random_moments_leaves_a_repairable_repo(repo):
     """
     rng = random.Random(7)
     for round_ in range(10):
-        child = run_child(code, str(repo.path), f"r{round_}")
+        child = run_child(code, str(repo.path), f"r{round_}", stdout=subprocess.PIPE)
+        assert child.stdout.readline() == b"ready\n"
         time.sleep(rng.uniform(0.3, 0.8))
         child.send_signal(signal.SIGKILL)
         child.wait()
+        child.stdout.close()
         fsck(repo.path)
         with MemoryRepo.open(repo.path, author=AUTHOR) as again:
             head = again.head("main")

@@ -108,6 +108,18 @@ def test_one_line_per_purpose_the_most_recent_clean_form_that_worked():
     assert lines == ["Test: `uv run pytest`", "Lint: `ruff check`", "Format and lint: `ruff format && ruff check`"]
 
 
+def test_the_agent_s_advice_sits_under_its_purpose_like_the_commands_that_ran():
+    # cc-backend (scale): the agent told how to lint, format and start it; it ran `go build` itself
+    notes = [note(1, ("command", "Build with `go build ./...`."), day=1),
+             note(2, ("command", "`make fmt` — runs `gofumpt -l -w .` over all Go files."), day=2),
+             note(3, ("command", "Start with `./cc-backend -server -dev`."), day=3),
+             note(4, ("command", "Start with `-loglevel debug`."), day=4)]
+    lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
+             for b in s.bullets]
+    assert lines[:2] == ["Build: `go build ./...`", "Format: `make fmt` — runs `gofumpt -l -w .` over all Go files"]
+    assert sorted(lines[2:]) == ["Run: `./cc-backend -server -dev`", "Start with `-loglevel debug`."]  # flags: as said
+
+
 def test_a_run_of_the_whole_project_beats_a_later_run_of_one_file_or_with_a_display_pipe():
     notes = [note(1, ("command", "Format with `uv run ruff format`."), day=1),
              note(2, ("command", "Format with `ruff format claude_code_log/renderer.py`."), day=2),
@@ -123,19 +135,21 @@ def test_a_run_of_the_whole_project_beats_a_later_run_of_one_file_or_with_a_disp
 
 def test_the_summary_keeps_standing_corrections_and_memory_md_every_one():
     standing = ["could we reuse the session_nav.html template for that, it looks very similar?",  # a choice the agent makes again
-                "do we even need _generate_html_with_combined_link then?",
                 "I didn't find those cross-session navigation links helpful, replace them with one link",
                 "I'd actually love that test to be saved as a permanent unit test"]
     one_off = ["Fix all issues in the suggested order",  # the next step of the task, from fixtures/scale
                "The current way with F1 is OK. Commit the changes",
-               "Plan a fix for scenario 1"]
+               "Plan a fix for scenario 1",
+               "do we even need _generate_html_with_combined_link then?",  # a challenge of one piece of work
+               "No teams or leads are loading into the pane now",  # a report of what is broken (fixtures, codex)
+               "I think we should start relatively fresh from main branch, can you switch"]  # the task's next step
     notes = [note(i, ("preference", f'The user corrected the agent: "{ask}"'), day=i + 1)
              for i, ask in enumerate(standing + one_off)]
     notes.append(note(9, ("preference", "Never commit without running the tests first."), day=1))
     result = run(notes)
     assert all(ask in result.memory_md for ask in standing + one_off)  # MEMORY.md keeps them all
     assert "Never commit without running the tests first." in result.summary_md
-    assert [ask in result.summary_md for ask in standing + one_off] == [True] * 4 + [False] * 3
+    assert [ask in result.summary_md for ask in standing + one_off] == [True] * 3 + [False] * 6
 
 
 def test_the_summary_holds_no_fragment():

@@ -15,7 +15,7 @@ from memgit.core.model import Transcript, Turn
 from memgit.extract import heuristic
 from memgit.extract.heuristic import filters, revisions, session
 from memgit.extract.heuristic.standing import correction_worth_keeping, standing, stated_generally
-from tests.unit.test_heuristic import CWD, agent, bash, call, edit, user
+from tests.unit.test_heuristic import CWD, agent, bash, call, edit, note_of, texts, user
 
 CORRECTED = "The user corrected the agent: "
 
@@ -35,6 +35,8 @@ STANDING = [
     CORRECTED + '"Wait, does it only run on main? I think we should run it on all push?"',  # fe869ecb
     CORRECTED + '"This all feels complex and over-engineered for loading and editing a simple team object."',  # 01997e76
     "Project rule (CLAUDE.md, Performance): All code changes must prioritize maximum throughput.",  # 50633cd8 (scale)
+    "Do not apply linting for the tests.",  # b6fee4c0 (scale): a norm, though "Do" opens questions too
+    CORRECTED + '"Tests should exercise real strategy behaviour, not just metadata serialization"',
 ]
 ONE_OFF = [
     # the next step of the task, a pointer into the session, an approval, a plain question (fixtures/scale)
@@ -48,6 +50,21 @@ ONE_OFF = [
     CORRECTED + '"I couldn\'t replicate the 4 session issue, but I still got 2 commits, so maybe we should focus on '
                 'that"',  # 6113e919 (claude fixtures)
     "Keep the existing information and highlight changes and fixes.",  # ff9dfa67 (scale): the task's brief
+    # a report of what is broken, an interjection, a proposal for the task, a challenge of one piece of work
+    CORRECTED + '"No teams or leads are loading into the pane now"',  # 01997e76 (codex fixtures)
+    CORRECTED + '"Why do we need stats for the team?"',  # 01997e76
+    CORRECTED + '"not the new session button. this one the plus button in there"',  # 8a2518dd
+    CORRECTED + '"hmm, I was able to do it through the UI -> https://linear.app/entirehq/document/task-list it '
+                'shows up in the Issue\'s \"Resources\""',  # 8b418ea5
+    CORRECTED + '"I think we should start relatively fresh from main branch, can you switch, write a new '
+                'architecture document replacing the multi one"',  # a318ad73
+    CORRECTED + '"ah I messed up, I reset the commit and made a new one, the old shadow branch was gone, so the '
+                'data is now totally off I guess? but this should mean it attributes more to me but numbers should '
+                'be correct?"',  # 6113e919
+    CORRECTED + '"This is annoying, maybe we should use the https repo address?"',  # 9e953218
+    # documentation the person pasted: a "do not" inside it is no rule of theirs (cb2e607c)
+    CORRECTED + '"Installing the tool is useful if you need the tool to be available to other programs on your '
+                'system, e.g., if some script you do not control requires the tool"',
 ]
 
 
@@ -226,6 +243,21 @@ def test_a_gotcha_that_bites_again_reads_as_how_things_behave():
     assert not lasting_gotcha("The issue was that the `drained:` label was inside the `select` statement.")
 
 
+@pytest.mark.parametrize("text,told_", [
+    # the person's report must name its subject; the finding must hold beyond the fix one session made
+    ("Problem: Ok it is still not working either way. Fix: Patched `useTeamWithStats` so that any `initialTeam` "
+     "is treated as stale, which forces an immediate fetch whenever the sheet opens.", False),  # 01997e76 (codex)
+    ("Problem: Integration tests failing \"Expected session ID conflict error\". Fix: moving shadow branch conflict "
+     "check before the early return, when `CheckpointCount == 0`", False),  # 6113e919
+    ("Problem: \"is a directory\" error when creating shadow branch. Fix: ensuring `BaseCommit` is always set in "
+     "`checkConcurrentSessions`", False),  # 6113e919
+    ("Problem: The build fails on a clean checkout with a missing module error. Fix: `go generate ./...` must run "
+     "before `go build`, since the GraphQL code is generated.", True),
+])
+def test_a_reported_problem_is_told_only_as_a_lesson_that_holds(text, told_):
+    assert lasting_gotcha(text) is told_
+
+
 @pytest.mark.parametrize("title,line", [
     ("Add a Make target to format all go files using gofumpt", "Added a Make target to format all go files using gofumpt"),
     ("Build the site and fix whatever breaks", "Built the site and fixed whatever breaks"),  # the demo's lantern
@@ -233,8 +265,65 @@ def test_a_gotcha_that_bites_again_reads_as_how_things_behave():
     ("run an agent that creates a color file inside docs, choose your color", "Ran an agent that creates a color file inside docs"),
     ("Have a look at the git diff of renderer.py and explain it", "Looked at the git diff of renderer.py and explained it"),
     ("When are the wal journal files reset", "Looked into: when are the wal journal files reset"),
+    ("Do you think these files could live in a submodule", "Looked into: do you think these files could live in a submodule"),
+    ("Evaluate packages/services and create a new package", "Evaluated packages/services and created a new package"),
 ])
 def test_the_latest_work_says_what_was_done_not_what_was_asked(title, line):
     from memgit.consolidate.heuristic.briefing import work_line
 
     assert work_line(title) == line
+
+
+# ---- a bug of the project's own code, fixed in the session, is its history ----------------------------
+
+def test_the_cause_of_a_bug_the_session_then_fixed_is_a_fact_not_a_gotcha():
+    # fc14d957/bef12fe0 (scale): the agent explains why the WAL files survive a shutdown, then changes that code
+    cause = ("Writing ~5800 binary snapshots for 21GB takes well over 10s, so the process exits before "
+             "`RotateWALFilesAfterShutdown()` runs.")
+    fixed = call("Edit", file_path=f"{CWD}/pkg/metricstore/metricstore.go",
+                 old_string="\tcheckpointing.Shutdown()\n", new_string="\tcheckpointing.Shutdown()\n"
+                 "\tRotateWALFilesAfterShutdown(dirs)\n")
+    turns = [user("the shutdown still leaves the wal files behind, it's broken"),
+             agent(call("Read", file_path=f"{CWD}/pkg/metricstore/metricstore.go"), text=f"The root cause: {cause}")]
+    assert any(cause in text for text in texts(note_of(*turns), "gotcha"))  # explained, not yet changed: a gotcha
+    fixed_note = note_of(*turns, agent(fixed, text="I changed the shutdown so the WAL files are rotated first."))
+    assert not any(cause in text for text in texts(fixed_note, "gotcha"))
+    assert any(cause in text for text in texts(fixed_note, "fact"))  # kept: search and the prompt hook find it
+
+
+@pytest.mark.parametrize("text,edited,fixed", [
+    ("`ReceiveNats` blocks by design (`wg.Wait()` waits for context cancellation), but it's called synchronously "
+     "from `Init()`", "go ReceiveNats(ctx)", True),  # 734f1e28 (scale)
+    # a library's behaviour stays a gotcha although the session edited code that calls it
+    ("Under strict pyright, values coming out of `json.loads` are Unknown; narrow them with `typing.cast()`.",
+     "data = cast(dict[str, Any], json.loads(raw))", False),  # fe869ecb
+    ("Without statistics in `sqlite_stat1`, SQLite's query planner chose `jobs_jobstate_energy`.",
+     "db.Exec(\"ANALYZE\")", False),  # 42401d2e (scale)
+    ("`CountStates` has a bad merge", "", False),  # no edit: nothing was fixed here
+    ("When there are no session messages, it takes the early return path and calls `generate_html([], title)` "
+     "without the cache manager.", "    return generate_html(messages, title, cache_manager)", True),  # 37f83ec9
+])
+def test_only_names_of_the_code_the_session_changed_make_a_gotcha_its_history(text, edited, fixed):
+    from memgit.extract.heuristic.gotchas import fixed_here
+
+    assert fixed_here(text, edited) is fixed
+
+
+@pytest.mark.parametrize("said,source_title,title", [
+    # fc14d957 (scale): the context first, then the ask; and the harness's own title, set as a slug
+    ("This application uses a files based checkpointing mechanism using a WAL algorithm for crash recovery. "
+     "Analyse when the wal files are reset. Currently the wal files are not reset.", None,
+     "Analyse when the wal files are reset"),
+    ("This application uses a WAL. Analyse when the wal files are reset.", "fix-wal-reset-on-shutdown",
+     "Fix wal reset on shutdown"),
+    # an ask that leans on the context ("this") keeps the context as the title (01997e76, codex)
+    ("updating a team to assign a lead is VERY slow. Evaluate how this is handled in the TeamSheet.", None,
+     "Updating a team to assign a lead is VERY slow"),
+])
+def test_a_note_is_titled_by_what_its_first_request_asks(said, source_title, title):
+    from memgit.extract.heuristic import session, summary
+    from tests.unit.test_heuristic import transcript
+
+    t = transcript(user(said), agent(text="Done."))
+    t.title = source_title
+    assert summary.title(session.read(t), source_title) == title

@@ -326,7 +326,22 @@ PARSED = [
      ("format", "lint", "test")),
     ("bash -lc 'uv run mypy memgit'", "uv run mypy memgit", ("typecheck",)),
     ("./gradlew test", "./gradlew test", ("test",)),
+    # a monorepo's package, picked by the package manager's own options (codex fixture 01997e76)
+    ("pnpm --filter @repo/spectora-labs lint", "pnpm --filter @repo/spectora-labs lint", ("lint",)),
+    ("pnpm --filter @repo/spectora-labs check-types", "pnpm --filter @repo/spectora-labs check-types", ("typecheck",)),
+    ("npm -w packages/api run build", "npm -w packages/api run build", ("build",)),
+    ("yarn --cwd web test", "yarn --cwd web test", ("test",)),
+    ("npm run typecheck", "npm run typecheck", ("typecheck",)),
 ]
+
+
+def test_a_monorepo_package_s_checks_are_its_commands():
+    checks = ["lint", "test", "check-types"]
+    runs = [agent(bash(f"pnpm --filter @repo/app {c}", "Tests  245 passed (245)" if c == "test" else "done"))
+            for c in checks]
+    assert sorted(texts(note_of(user("make the team sheet load faster"), *runs), "command")) == [
+        "Lint with `pnpm --filter @repo/app lint`.", "Tests run with `pnpm --filter @repo/app test`.",
+        "Type-check with `pnpm --filter @repo/app check-types`."]
 
 
 @pytest.mark.parametrize(("command", "key", "categories"), PARSED)
@@ -711,3 +726,15 @@ def test_what_the_agent_says_about_its_own_tools_is_no_fact():
                     agent(call("read_file", "x", file_path="src/env/manager.ts"), call("write_file", file_path="a.md")),
                     agent(text=found), kinds=("fact",))
     assert facts == [found]
+
+
+def test_advice_on_starting_the_project_s_own_program_weighs_as_a_command_that_ran():
+    # 9a08e650 (scale): the plan's verification step is the only place the session says how to run cc-backend
+    from memgit.extract.heuristic.commands import _advice
+
+    start = _advice("4. Start with `./cc-backend -server -dev` and verify `/config` page shows resampling options",
+                    CWD, set()) or _advice("Start with `./cc-backend -server -dev` and verify `/config` page shows "
+                                           "resampling options", CWD, set())
+    flag = _advice("Run with `-loglevel debug` and check the log", CWD, set())
+    assert start is not None and start.text == "Start with `./cc-backend -server -dev`."
+    assert flag is not None and start.score > flag.score

@@ -34,16 +34,18 @@ Notes = Sequence[tuple[str, Note]]
 
 
 def consolidate(notes: Memory | Notes, *, scope: str, project: Project | None,
-                pinned: Sequence[tuple[str, str]], budget_tokens: int) -> Consolidation:
+                pinned: Sequence[tuple[str, str]], budget_tokens: int, team=None) -> Consolidation:
     """Consolidate one project: its notes (path, Note), or the `Memory` that holds them, and its
-    pinned notes (path, text)."""
+    pinned notes (path, text); with `team` (memgit.consolidate.team.Team) the teammates' notes in it
+    are told as theirs."""
     memory = notes if isinstance(notes, Memory) else Memory.of(notes)
     label = project.name if project else scope
     view = memory.view(singles=memory_md.MAX_SINGLES)
     found = skills_mod.find([c for c in view.clusters if c.superseded_by is None], slug=scope)
     infos = [(info.path, info) for info in memory.infos()]
-    memory_text = _project_memory(label, len(infos), view, found, _told_apart(pinned, hand.MEMORY))
-    summary = briefing.project_summary(label, scope, project, infos, view.clusters, found,
+    memory_text = _project_memory(label, len(infos), view, found, _told_apart(pinned, hand.MEMORY), team)
+    summary = briefing.project_summary(label, scope, project, team.own(infos) if team else infos,
+                                       team.briefable(view.clusters) if team else view.clusters, found,
                                        _told_apart(pinned, hand.SUMMARY), budget_tokens)
     return Consolidation(memory_md=memory_text, summary_md=summary,
                          skills={s.name: skills_mod.render(s, label) for s in found}, consolidator=CONSOLIDATOR)
@@ -84,7 +86,7 @@ def _told_apart(pinned: Sequence[tuple[str, str]], file: str) -> list[tuple[str,
     return [(path, text) for path, text in pinned if hand.origin(text) != file]
 
 
-def _project_memory(label: str, n_notes: int, view: View, found, pinned) -> str:
+def _project_memory(label: str, n_notes: int, view: View, found, pinned, team=None) -> str:
     superseded = f", and {view.superseded} superseded by later sessions" if view.superseded else ""
     head = [
         f"# Memory: {label}",
@@ -94,12 +96,15 @@ def _project_memory(label: str, n_notes: int, view: View, found, pinned) -> str:
         "memgit rewrites this file on every consolidation and keeps your edits of it: a line you add is "
         "pinned as your note, a line you remove stays out (`git revert` of your edit undoes it).",
     ]
-    parts = ["\n".join(head), *memory_md.sections(view.clusters, left_out=view.left_out)]
+    told = {"render": team.bullet, "render_superseded": team.superseded_bullet} if team else {}
+    parts = ["\n".join(head), *memory_md.sections(view.clusters, left_out=view.left_out, **told)]
     if found:
         parts.append("## Skills\n\n" + "\n".join(
             f"- [{s.name}](skills/{s.name}/SKILL.md): {skills_mod.description(s, label)}" for s in found))
     if pinned:
         parts.append("## Pinned notes\n\n" + "\n".join(f"- [{p}]({p})" for p, _ in sorted(pinned)))
+    if team:
+        parts.append(team.section())
     if not view.clusters:
         parts.append("_No learnings yet: the sessions so far left none._")
     return "\n\n".join(parts) + "\n"

@@ -149,13 +149,14 @@ _PAST = {"add": "Added", "fix": "Fixed", "update": "Updated", "implement": "Impl
          "install": "Installed", "configure": "Configured", "support": "Supported", "handle": "Handled",
          "resolve": "Resolved", "parallelize": "Parallelized", "inline": "Inlined", "derive": "Derived",
          "trim": "Trimmed", "allow": "Allowed", "show": "Showed", "use": "Used", "get": "Got", "find": "Found",
-         "explore": "Explored", "look": "Looked", "research": "Researched", "audit": "Audited", "measure": "Measured"}
+         "explore": "Explored", "evaluate": "Evaluated", "look": "Looked", "research": "Researched", "audit": "Audited", "measure": "Measured"}
 _AND_VERB = re.compile(r"(\s(?:and|then|,)\s+)(" + "|".join(_PAST) + r")\b", re.I)
 _CLAUSE = re.compile(r"[,;:(]|\s[-–—]\s|\s(?:and then|then|so that|but)\s|[.?!](?:\s|$)")
 _ASKED = re.compile(r"^(?:(?:(?:can|could|would|will) you|please|pls|let'?s|i want you to|i(?:'d| would) like you to|"
                     r"help me|i need you to)\s+)+", re.I)
 _LOOK = re.compile(r"^(?:have|take|had|took) a (?:quick |closer )?look (?:at|into)\s+", re.I)
 _QUESTION = re.compile(r"^(?:how|what|when|where|which|who|why|is|are|does|do|did|can|could|should)\b", re.I)
+_AUX_QUESTION = re.compile(r"^(?:do|does|did) (?:you|we|i|it|they|these|this)\b", re.I)  # "Do you think …", not "Do X"
 
 
 def work_line(title: str, limit: int = 90) -> str:
@@ -168,7 +169,9 @@ def work_line(title: str, limit: int = 90) -> str:
     clause = _CLAUSE.search(text, 12)
     text = text[: clause.start()] if clause else text
     match = _IMPERATIVE.match(text)
-    if match and (past := _PAST.get(match.group("verb").lower())):
+    if _AUX_QUESTION.match(text):
+        text = "Looked into: " + text[0].lower() + text[1:]
+    elif match and (past := _PAST.get(match.group("verb").lower())):
         text = past + _AND_VERB.sub(lambda m: f"{m.group(1)}{_PAST[m.group(2).lower()].lower()}", match.group("rest"))
     elif _QUESTION.match(text):
         text = "Looked into: " + text[0].lower() + text[1:]

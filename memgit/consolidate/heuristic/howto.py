@@ -101,8 +101,8 @@ def command_line(kinds: tuple[str, ...], c: Cluster) -> str:
     pipes, redirects and noise flags set aside; the sub-directory it runs in kept)."""
     form = _form(c)
     spans = code_spans(form)
-    if not spans or not _PHRASED.match(form):  # the agent's advice ("Run cc-backend with `-loglevel debug`."): as said
-        return f"- {form}"
+    if not spans or not _PHRASED.match(form):  # the agent's advice ("Run cc-backend with `-loglevel debug`.")
+        return f"- {_advice_line(kinds, form, spans)}"
     where = _directory(form)
     shown = [f"`{f'cd {where} && ' if where else ''}{as_typed(verbatim(span))}`" for span in spans]
     labels = [_PURPOSE_LABEL.get(k, k) for k in dict.fromkeys(kinds)]
@@ -111,6 +111,22 @@ def command_line(kinds: tuple[str, ...], c: Cluster) -> str:
         label += f" ({where})"
     return f"- {label}: {', '.join(shown)}"
 
+
+# The agent's advice in the two forms a purpose can head: "`make lint` — runs `golangci-lint run ./...`"
+# and "Start with `./cc-backend -server -dev`." / "Run `golangci-lint run`." (a command, not flags alone).
+_DESCRIBED = re.compile(r"^`(?P<command>[^`]+)`\s*(?:[—–-]|:)\s*(?P<what>.+?)\.?$")
+_TOLD = re.compile(r"^(?:run|start|launch|use)(?: \w+)? (?:with )?`(?P<command>[^-`][^`]*)`\.?$", re.I)
+
+
+def _advice_line(kinds: tuple[str, ...], form: str, spans: list[str]) -> str:
+    """The agent's advice under its purpose when it names a whole command ("Lint: `make lint` — runs
+    `golangci-lint run ./...`"), else as said ("Start with `-loglevel debug`.")."""
+    label = _PURPOSE_LABEL.get(kinds[0]) if kinds and kinds[0] != "other" else None
+    if (described := _DESCRIBED.match(form)) and label:
+        return f"{label}: `{described.group('command')}` — {described.group('what')}"
+    if (told := _TOLD.match(form)) and (label or told.group("command").startswith("./")):
+        return f"{label or 'Run'}: `{told.group('command')}`"
+    return form
 
 
 _INSTEAD = re.compile(r"\b(?:use|prefer|switch to|go with|stick (?:to|with))\s+`?(?P<new>[\w.-]+)`?\s+(?:instead of|rather than|"

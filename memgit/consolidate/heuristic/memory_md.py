@@ -106,7 +106,8 @@ def _by_purpose(clusters: Sequence[Cluster]) -> list[tuple[str, list[Cluster]]]:
 
 
 def sections(clusters: Sequence[Cluster], types: Sequence[tuple[str, str]] = TOPICS,
-             render: Callable[[Cluster], str] = bullet, left_out: dict[str, int] | None = None) -> list[str]:
+             render: Callable[[Cluster], str] = bullet, left_out: dict[str, int] | None = None,
+             render_superseded: Callable[[Cluster], str] = superseded_bullet) -> list[str]:
     """The `## Topic` sections of the clusters that hold (strongest first within each), then the
     superseded ones. `left_out`: how many single-session learnings of each type were not given."""
     out = []
@@ -127,7 +128,7 @@ def sections(clusters: Sequence[Cluster], types: Sequence[tuple[str, str]] = TOP
                        "(sessions/)._")
     superseded = [c for c in clusters if c.superseded_by is not None]
     if superseded:
-        lines = [superseded_bullet(c) for c in superseded[:MAX_SUPERSEDED]]
+        lines = [render_superseded(c) for c in superseded[:MAX_SUPERSEDED]]
         if len(superseded) > MAX_SUPERSEDED:
             lines.append(f"- … and {len(superseded) - MAX_SUPERSEDED} more in their session notes")
         out.append("## Superseded\n\nLearnings a later session contradicted; what holds now follows each.\n\n"

@@ -49,6 +49,16 @@ _PAST = re.compile(r"^(?:\S+\s+){0,8}?(?:was|were|had been|did not|didn'?t|wasn'
 REPORTED = re.compile(r"^Problem: (?P<problem>.+?)\. Fix: (?P<fix>.+)$", re.S)
 _TROUBLE = re.compile(r"\b(?:error|errors|fail\w*|crash\w*|leak\w*|slow\w*|hang\w*|stuck|panic\w*|timeout|"
                       r"wrong|broken|doesn'?t work|not working|regression)\b", re.I)
+# A report that names no subject of its own ("Ok it is still not working either way"): it reads only
+# inside its session.
+_DANGLING = re.compile(r"^(?:(?:ok(?:ay)?|so|hmm+|well|still|but|and|now|again|yeah|no)\b[,!.]?\s+)*"
+                       r"(?:it|this|that|they|these|those|same)\b", re.I)
+# A fix told as the change one session made to its code ("moving the check before the early return",
+# "ensuring `BaseCommit` is always set in …"): the bug is fixed, the trail stays in the note.
+_CODE_CHANGE = re.compile(r"^(?:only |also |by |then )?(?:moving|ensuring|adding|changing|counting|patching|removing|"
+                          r"setting|making|updating|replacing|wrapping|skipping|calling|passing|returning|switching|"
+                          r"renaming|reordering|deleting|introducing|treating|guarding|initiali[sz]ing|resetting|"
+                          r"extracting|inlining|converting|storing|caching)\b", re.I)
 _RUN_GOTCHA = re.compile(r'^`(?P<failed>[^`]+)` failed with "[^"]*"; (?:running `(?P<fix>[^`]+)`|`(?P<works>[^`]+)` works)')
 # One step of a plan or its label: an instruction for that change, done by the next session.
 _STEP = re.compile(r"^(?:(?:solution|fix|change|step|approach|option|plan|goal|idea|proposal)(?:\s*\d+)?\s*:|"
@@ -94,7 +104,9 @@ def lasting_gotcha(text: str) -> bool:
             return True
         return _new_option(run.group("failed"), run.group("works"))
     if reported := REPORTED.match(text):  # the person's report and the agent's finding: the finding must hold
-        return bool(_TROUBLE.search(reported.group("problem"))) and lasting(reported.group("fix"))
+        problem_, fix = reported.group("problem"), reported.group("fix").strip()
+        return (bool(_TROUBLE.search(problem_)) and not _DANGLING.match(problem_) and not _CODE_CHANGE.match(fix)
+                and lasting(fix))
     return lasting(text)
 
 

@@ -9,7 +9,8 @@ The whole path, in order:
     learners         one pure function per kind of learning, each proposing scored candidates:
                      preferences (rules and corrections the person stated), commands (as they ran
                      and passed), gotchas (error, cause, fix), decisions (a choice with its reason),
-                     facts (how the codebase works, as the agent found it)
+                     facts (how the codebase works, as the agent found it), sequences (where a
+                     numbered file such as a migration goes, as the work shows it)
     rank.rank        the shared filter stage (fragments, narration, logs, injected text, ephemera),
                      then the best candidates, deduplicated, within the note's size
     summary          the note's title, paragraph and outcome
@@ -23,14 +24,15 @@ from __future__ import annotations
 
 from memgit.core.model import Extraction, Note, Transcript
 from memgit.extract import HEURISTIC
-from memgit.extract.heuristic import commands, decisions, facts, gotchas, preferences, rank, revisions, session, summary
+from memgit.extract.heuristic import (commands, decisions, facts, gotchas, preferences, rank, revisions, sequences, session,
+                                      summary)
 from memgit.extract.heuristic.keywords import keywords
 from memgit.extract.heuristic.session import Session, is_edit
 from memgit.extract.heuristic.shell import program
 from memgit.extract.heuristic.text import own_words, title_slug
 
 EXTRACTOR = HEURISTIC
-LEARNERS = (preferences.learn, commands.learn, gotchas.learn, decisions.learn, facts.learn)
+LEARNERS = (preferences.learn, commands.learn, gotchas.learn, decisions.learn, facts.learn, sequences.learn)
 PROSE_SCAN = 1500  # of a prompt read for keywords: past that it is usually pasted material
 
 
@@ -47,6 +49,7 @@ def extract(transcript: Transcript, *, project: str) -> Extraction:
     s = revisions.prune(session.read(transcript))  # the final state: options not taken, corrections, undos gone
     candidates = [c for learn in LEARNERS for c in learn(s)]
     learnings = rank.rank(candidates, cwd=s.cwd, budget=rank.budget_for(len(s.requests), len(s.compactions)))
+    learnings = gotchas.settle(learnings, s)  # a bug of the project's code fixed in the session is its history
     if reason := _skip_reason(s, bool(learnings)):
         return Extraction(note=None, reason=reason)
     title = summary.title(s, transcript.title)

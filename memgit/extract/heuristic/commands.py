@@ -178,4 +178,7 @@ def _advice(piece: str, cwd: str | None, verified: set[str]) -> Candidate | None
         return None
     if any(shell and shell.family in verified for shell in parsed):
         return None  # it ran in this session: the run itself is the better learning
-    return Candidate("command", said[0].upper() + said[1:] + ("" if said.endswith(")") else "."), 2.6, "advised")
+    # How to start the project's own program (`./app -server -dev`) is seldom seen run by an agent: this
+    # advice is the only place a newcomer learns it, so it weighs as a command that ran.
+    score = 3.2 if any(span.startswith("./") for span in spans) else 2.6
+    return Candidate("command", said[0].upper() + said[1:] + ("" if said.endswith(")") else "."), score, "advised")

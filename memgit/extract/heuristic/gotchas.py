@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from memgit.core.model import ToolCall
+from memgit.core.model import Learning, ToolCall
 from memgit.extract.heuristic import compaction
 from memgit.extract.heuristic.candidate import Candidate, concreteness, fluff, hedged, monologue, reasoned
 from memgit.extract.heuristic.commands import usable
@@ -27,6 +27,7 @@ from memgit.extract.heuristic.session import Exchange, Run, Session, is_edit
 from memgit.extract.heuristic.shell import failed, program, verbatim
 from memgit.extract.heuristic.symptoms import symptom
 from memgit.extract.heuristic.text import Unit, clip, fit_sentences, sentence_case
+from memgit.extract.tools import touched_text
 
 MAX_FIX = 320
 MAX_FLAGGED = 5  # of one answer's listed problems (the ranker's cap on gotchas still applies)
@@ -78,6 +79,46 @@ def learn(s: Session) -> list[Candidate]:
     for summary in s.compactions:
         found += _from_compaction(summary)
     return [c for c in found if not _ROUTINE.search(c.text)]
+
+
+def settle(learnings: list[Learning], s: Session) -> list[Learning]:
+    """The gotchas about the project's own code that the same session then changed, as facts: the
+    cause of one bug, fixed there, does not bite again; it is the story of that fix. Done after
+    ranking, so the note keeps the same learnings."""
+    if not any(learning.type == "gotcha" for learning in learnings):
+        return learnings
+    touched = "\n".join(touched_text(call) for call in s.edits)
+    return [Learning("fact", learning.text) if learning.type == "gotcha" and fixed_here(learning.text, touched)
+            else learning for learning in learnings]
+
+
+# A symbol of the code named in a learning: `RotateWALFiles`, `Init()`, `metricstore.Shutdown()`,
+# `SaveChanges` (a name with a capital or an underscore inside, or called); a library's dotted
+# lower-case function (`json.loads`, `typing.cast`) is the library's, not the project's.
+_SPAN = re.compile(r"`([^`\n]{3,80})`")
+_SYMBOL = re.compile(r"^[A-Za-z_][\w.]*(?:\([^)]*\))?$")
+
+
+def symbols(text: str) -> set[str]:
+    """The names of the project's code a learning quotes (`generate_html([], title)` names generate_html)."""
+    found = set()
+    for span in _SPAN.findall(text):
+        if not _SYMBOL.match(span):
+            continue
+        called = "(" in span
+        name = span.split("(", 1)[0]
+        last = name.rsplit(".", 1)[-1]
+        if "." in name and not last[:1].isupper():
+            continue
+        if len(last) >= 4 and (called or last[:1].isupper() or re.search(r"[A-Z_]", last[1:])):
+            found.add(last)
+    return found
+
+
+def fixed_here(text: str, touched: str) -> bool:
+    """True when a learning quotes a name of the project's code that the session's edits touched."""
+    return any(re.search(rf"\b{re.escape(name)}\b", touched) for name in symbols(text)) if touched else False
+
 
 
 def _reports_trouble(x: Exchange) -> bool:

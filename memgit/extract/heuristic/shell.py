@@ -60,10 +60,10 @@ _SUBCOMMANDS = {
 _TASK_RUNNERS = ("npm", "pnpm", "yarn", "bun", "mise", "make", "just", "task", "gradle", "gradlew", "turbo",
                  "nx", "rake", "invoke", "poe", "tox", "nox")
 _TASK_NAME = [
+    (re.compile(r"^(?:type-?check|check-?types|types|tsc|mypy|pyright)"), "typecheck"),
     (re.compile(r"^(?:test|tests|spec|e2e|check|ci|verify|coverage|unit|integration)"), "test"),
     (re.compile(r"^(?:lint|clippy|vet|eslint|ruff)"), "lint"),
     (re.compile(r"^(?:fmt|format|prettier|pretty)"), "format"),
-    (re.compile(r"^(?:type-?check|types|tsc|mypy|pyright)"), "typecheck"),
     (re.compile(r"^(?:build|compile|dist|bundle|package|assemble|all)$|^build"), "build"),
     (re.compile(r"^(?:dev|start|serve|server|run|up|watch|preview)$"), "run"),
     (re.compile(r"^(?:install|i|ci|setup|bootstrap|deps)$"), "install"),
@@ -210,6 +210,10 @@ def _classify(tool: str, args: list[str]) -> tuple[str | None, int]:
     """(category, number of args that are part of the family key) for one tool invocation."""
     first = args[0] if args else ""
     if tool in ("npm", "pnpm", "yarn", "bun"):
+        if (scoped := _workspace_opts(args)) and scoped < len(args):
+            # `pnpm --filter @repo/app lint`: a package of a monorepo; its options belong to the family
+            category, n_key = _classify(tool, args[scoped:])
+            return category, scoped + n_key
         if first in ("run", "run-script"):
             return (_task_category(args[1]) if len(args) > 1 else None), 2
         if tool == "bun" and first == "test":
@@ -247,6 +251,19 @@ def _classify(tool: str, args: list[str]) -> tuple[str | None, int]:
     if tool == "playwright" and first != "test":
         return None, 0
     return category, 0
+
+
+# A package manager's options that pick the workspace package or directory a script runs in, with a value or not.
+_WORKSPACE_OPTS = {"--filter", "-F", "--workspace", "-w", "-C", "--dir", "--prefix", "--cwd"}
+_WORKSPACE_FLAGS = {"-r", "--recursive", "-ws", "--workspaces", "--silent", "-s", "--if-present"}
+
+
+def _workspace_opts(args: list[str]) -> int:
+    """How many leading arguments choose where a package manager runs (`--filter @repo/app`, `-C web`)."""
+    i = 0
+    while i < len(args) and (args[i] in _WORKSPACE_FLAGS or args[i].split("=", 1)[0] in _WORKSPACE_OPTS):
+        i += 1 if args[i] in _WORKSPACE_FLAGS or "=" in args[i] else 2
+    return i
 
 
 def _keep_arg(arg: str) -> bool:

@@ -59,12 +59,19 @@ _CHOICE = re.compile(
     r"[^.;?!]{1,60}?,?\s+(?:not|over|and not|but not)\s+\S|\b(?:not|never)\s+[^.;?!]{1,40}?,\s*(?:but|use)\s+\S",
     re.I,
 )
-# Judging what the agent built: a taste that outlives the task, even when it points at this work.
+# Too much of something: the words of a judgement of what the agent built.
+_TOO_MUCH = (r"too (?:complex|complicated|verbose|long|many|much|slow|big|noisy)|over-?engineer\w*|overkill|"
+             r"over-?complicat\w*|unnecessar\w*")
+# A judgement of what the agent built, said as one (not asked): the taste outlives the task.
+_JUDGEMENT = re.compile(
+    rf"\b(?:I (?:didn'?t|don'?t|do not) (?:find|like)|not (?:helpful|useful|needed|necessary|what I)|{_TOO_MUCH}|"
+    r"feels? (?:complex|complicated|wrong|heavy|clunky|hacky))\b",
+    re.I,
+)
+# Judging what the agent built, said or asked: a taste that outlives the task, even when it points at this work.
 _EVALUATIVE = re.compile(
-    r"\b(?:I (?:didn'?t|don'?t|do not) (?:find|like|think|want)|not (?:helpful|useful|needed|necessary|what I)|"
-    r"too (?:complex|complicated|verbose|long|many|much|slow|big|noisy)|over-?engineer\w*|overkill|over-?complicat\w*|"
-    r"unnecessar\w*|(?:do|did) (?:we|you) (?:even |really )?need|why (?:did|do|would) you|feels? (?:complex|complicated|"
-    r"wrong|heavy|clunky|hacky))\b",
+    rf"{_JUDGEMENT.pattern}|\b(?:I (?:didn'?t|don'?t|do not) (?:think|want)|(?:do|did) (?:we|you) (?:even |really )?need|"
+    r"why (?:did|do|would) you)\b",
     re.I,
 )
 # Pushing back on what the agent chose or built, in terms that outlive the task.
@@ -72,9 +79,8 @@ _PUSHBACK = re.compile(
     r"^(?:no|nope|not|wait|actually|hmm+|hold on|oh no)\b|\b(?:don'?t|do not|doesn'?t need|no need|shouldn'?t|should not|must not|mustn'?t|never|avoid|stop \w+ing|"
     r"we should|you should|should (?:be|use|run|stay|keep|go|live|not|always|only|also)|must (?:be|use|run|"
     r"stay|keep|go|always|only|also)|has to|have to|needs? to be|why (?:did|do|would|are|is) you|"
-    r"(?:do|did) (?:we|you) (?:even |really )?need|not (?:helpful|needed|necessary|useful|what)|"
-    r"too (?:complex|complicated|verbose|long|many|much|slow|big|noisy)|over-?engineer\w*|overkill|"
-    r"over-?complicat\w*|unnecessar\w*|re-?use|duplicat\w*|de-?dup\w*|consolidat\w*|simpler|simplif\w*|simplicity|keep it simple|hard-?cod\w*|"
+    rf"(?:do|did) (?:we|you) (?:even |really )?need|not (?:helpful|needed|necessary|useful|what)|{_TOO_MUCH}|"
+    r"re-?use|duplicat\w*|de-?dup\w*|consolidat\w*|simpler|simplif\w*|simplicity|keep it simple|hard-?cod\w*|"
     r"I (?:don'?t|do not) (?:think|want|like|need)|I didn'?t (?:find|want|ask|like|mean)|"
     r"(?:I think|maybe|perhaps) we (?:should|could|need))\b",
     re.I,
@@ -114,6 +120,22 @@ _QUESTION = re.compile(
     r"has|have|was|were)\b",
     re.I,
 )
+# The sentences of what a person said; a norm or a judgement must stand in one of them.
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# A call to reuse what exists rather than build it twice: a choice the agent would make again.
+_REUSE = re.compile(r"\b(?:re-?use|duplicat\w*|de-?dup\w*|consolidat\w*)\b", re.I)
+# A norm: what must or must not be done, said as a rule rather than as the next step.
+_FORBID = re.compile(r"^(?:please\s+)?(?:don'?t|do not|never|avoid|stop \w+ing|no need to)\b", re.I)
+_NORM = re.compile(
+    r"\b(?:should(?:n'?t| not)?|must(?:n'?t| not)?|has to|have to|needs? to be|doesn'?t need|no need to)\b|"
+    r"\bI (?:don'?t|do not) (?:think|want|like|need)\b|\bI didn'?t (?:find|want|ask|like|mean)\b|"
+    r"\b(?:simpler|simplif\w*|keep it simple|hard-?cod\w*)\b",  # (judgements: _JUDGEMENT, asked first)
+    re.I,
+)
+# A proposal for the task in progress ("I think we should look at …", "maybe we should use …"): no norm.
+_PROPOSAL = re.compile(r"\b(?:(?:I think|I guess|maybe|perhaps|so)\s+)?(?:we|you) (?:should|could|need to|might)\b", re.I)
+# A request of the task in progress inside the sentence: "…, can you switch and write …".
+_REQUEST = re.compile(r"\b(?:can|could|would|will) you\b|\bplease\b|\blet'?s\b", re.I)
 _QUOTED = re.compile(r'^[^"]*:\s*"(?P<said>.*)"\s*$', re.S)
 
 
@@ -145,6 +167,13 @@ def question(text: str) -> bool:
     return _QUESTION.search(text.strip()) is not None
 
 
+def asks(sentence: str) -> bool:
+    """A sentence that asks for work or an answer: a question, or a request of the task ("Analyse when
+    the wal files are reset"), as opposed to the context said before it."""
+    said = _FILLER.sub("", sentence.strip())
+    return question(said) or _TASK_VERB.match(said) is not None
+
+
 def task_step(text: str) -> bool:
     """A next step of the task in progress, or a pointer into this session."""
     said = words_of(text)
@@ -169,11 +198,22 @@ def standing(text: str) -> bool:
         return False
     if general(said) or first_person(said) or choice(said) or _PRACTICE.search(said):
         return True
-    if _EVALUATIVE.search(said):
+    return any(_lasting_pushback(part) for part in _SENTENCE.split(said) if part.strip())
+
+
+def _lasting_pushback(sentence: str) -> bool:
+    """One sentence that corrects a choice the agent would make again: a judgement of what it built,
+    a call to reuse rather than duplicate, or a norm ("don't …", "tests should …"). An interjection
+    ("no", "hmm", "wait"), a report of what is broken, a proposal for the task in progress ("I think we
+    should start fresh, can you …") or a question about one piece of work is not one."""
+    sentence = _FILLER.sub("", sentence.strip())
+    if _REUSE.search(sentence) or _FORBID.match(sentence) or _JUDGEMENT.search(sentence):
         return True
-    if question(said) and not pushback(said):
+    if question(sentence):
+        return False  # "why do we need stats for the team?": a challenge of one piece of work
+    if task_step(sentence) or _REQUEST.search(sentence):
         return False
-    return pushback(said) and not task_step(said)
+    return _NORM.search(_PROPOSAL.sub("", sentence)) is not None
 
 
 def stated_generally(text: str) -> bool:

@@ -17,6 +17,7 @@ from memgit.extract.heuristic.candidate import concreteness, fluff
 from memgit.extract.heuristic.decisions import plan_title
 from memgit.extract.heuristic.filters import problem, scrub
 from memgit.extract.heuristic.preferences import standing_rule, strip_filler
+from memgit.extract.heuristic.standing import asks
 from memgit.extract.heuristic.session import Session, is_edit
 from memgit.extract.heuristic.text import clip, fit_sentences, sentence_case, words
 
@@ -25,6 +26,9 @@ MAX_TITLE = 72
 # messages"): its counts and timestamps are the moment's, not the session's subject.
 _LOG_LINE = re.compile(r"\s*\[(?:WARNING|WARN|ERROR|INFO|DEBUG|FATAL|TRACE)\].*?(?=[?!]|\.(?:\s|$)|$)", re.S)
 MAX_CLOSING = 480
+MAX_CONTEXT = 2  # sentences of context a first request may say before what it asks
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+){2,}$")
+_DEICTIC = re.compile(r"\b(?:this|that|these|those|it|them)\b", re.I)  # an ask that leans on the context before it
 _GREETING = re.compile(r"^(?:hey|hi|hello|yo|hej|howdy|good (?:morning|afternoon|evening))\b[\s\w,!.]{0,12}$", re.I)
 _USER_POSITIVE = re.compile(
     r"\b(?:thanks?|thank you|thx|works|working now|perfect|great|awesome|excellent|lgtm|looks good|"
@@ -57,6 +61,8 @@ def title(s: Session, source_title: str | None) -> str:
     first = s.requests[0] if s.requests else None
     if first and first.kind == "plan" and (found := plan_title(first.said)):
         return clip(found, MAX_TITLE)
+    if source_title and _SLUG.match(source_title):  # "fix-wal-reset-on-shutdown": a title set as a slug
+        source_title = sentence_case(source_title.replace("-", " ")).rstrip(".")
     if _good_title(source_title):
         return clip(source_title or "", MAX_TITLE)
     for summary in s.compactions[:1]:  # it recaps the session from its start, better than a mid-way prompt
@@ -66,8 +72,11 @@ def title(s: Session, source_title: str | None) -> str:
         if _GREETING.match(request.said) or len(words(request.said)) < 2:
             continue
         said = [u.text for u in s.units(request.said)]
-        # A standing rule stated first ("Never use emoji. Fix the sync.") is not what the session is about.
-        opening = next((x for x in said if not standing_rule(x)), said[0] if said else "")
+        # A standing rule stated first ("Never use emoji. Fix the sync.") is not what the session is about,
+        # nor the context said before the ask ("This app checkpoints with a WAL. Analyse when the files are reset.").
+        told = [x for x in said if not standing_rule(x)] or said[:1]
+        ask = next((x for x in told[:MAX_CONTEXT + 1] if asks(x)), None)
+        opening = ask if ask and not _DEICTIC.search(ask) else (told[0] if told else "")
         asked = strip_filler(scrub(opening, s.cwd)).rstrip("?.!:")
         if len(words(asked)) >= 2:
             return sentence_case(clip(asked, MAX_TITLE)).rstrip(".")

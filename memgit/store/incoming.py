@@ -1,0 +1,96 @@
+"""Taking in what a remote sends: fetched into a quarantine beside the repository, checked, scanned
+for secrets, and only then joined to the repository (memgit.store.remote's fetch, memgit.store.team's)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from tempfile import SpooledTemporaryFile
+
+from dulwich.object_store import DiskObjectStore
+
+from memgit.store import crossing, transport
+from memgit.store import scan as scan_mod
+from memgit.store.objects import stored_objects
+from memgit.store.transport import describe_url
+
+Progress = Callable[[str], None]
+
+
+def receive(repo, url: str, select: Callable[[Mapping[bytes, bytes | None]], dict[str, str]], *,
+            check: Callable | None = None, haves: Sequence[bytes] | None = None,
+            progress: Progress | None = None) -> tuple[dict[str, str], int]:
+    """Fetch what `select` picks of the remote's refs ({name: sha}) into a quarantine beside the
+    repository; `check(store, heads)` may refuse it; what arrived is scanned for secrets, then joins
+    the repository. Returns (the selected heads, objects received); no ref is moved here.
+
+    Raises:
+        RemoteError: it could not be reached or read; `check` refused it.
+        SecretFound: what arrived holds a possible secret (nothing joined the repository).
+    """
+    raw = repo._repo
+    client, path = transport.connect(url, raw.get_config_stack(), push=False)
+    heads: dict[str, str] = {}
+
+    def wants(refs, depth=None):
+        heads.update(select(refs))
+        return sorted({sha.encode() for sha in heads.values()} - _present(raw, heads.values()))
+
+    memgit_dir = Path(raw.controldir()) / "memgit"
+    memgit_dir.mkdir(exist_ok=True)
+    quarantine = Path(tempfile.mkdtemp(prefix="incoming-", dir=memgit_dir))
+    store = DiskObjectStore.init(str(quarantine))
+    objects = 0
+    try:
+        store.add_alternate_path(raw.object_store.path)
+        walker = raw.get_graph_walker(_haves(raw) if haves is None else list(haves))
+        with transport.reaching(url, client), SpooledTemporaryFile(max_size=32 << 20, dir=quarantine) as pack:
+            client.fetch_pack(path, wants, walker, pack.write, progress=bytes_progress(progress))
+            if pack.tell():
+                pack.seek(0)
+                objects = struct.unpack(">L", pack.read(12)[8:12])[0]  # the pack header's object count
+                pack.seek(0)
+                store.add_thin_pack(pack.read, None)
+            transport.settle_credentials(client)
+        if check is not None:
+            check(store, heads)
+        arrived = (sha for pack in store.packs for sha in pack)  # the quarantine's own, not its alternates
+        crossing.refuse_secrets(scan_mod.scan_objects(stored_objects(store, arrived), repo.extra_patterns),
+                       f"take in what {describe_url(url)} sent: its history holds",
+                       "Nothing was fetched. Remove them from that history on the machine that pushed them "
+                       "(`memgit scan` there says where, `memgit purge` removes them)")
+        store.close()
+        _admit(store, raw.object_store)
+    finally:
+        store.close()
+        shutil.rmtree(quarantine, ignore_errors=True)
+    return heads, objects
+
+
+def _haves(raw) -> list[bytes]:
+    """What the remote need not send: every local branch and remote-tracking head (dulwich's
+    default walker offers the local branches only, so each fetch would bring a remote's whole
+    history again)."""
+    refs = {**raw.refs.as_dict(b"refs/heads"), **raw.refs.as_dict(b"refs/remotes")}
+    return sorted({sha for sha in refs.values() if sha in raw.object_store})
+
+
+def _present(raw, shas) -> set[bytes]:
+    return {sha.encode() for sha in shas if sha.encode() in raw.object_store}
+
+
+def _admit(store: DiskObjectStore, target: DiskObjectStore) -> None:
+    """Move the quarantine's packs into the repository: each .pack before its .idx, as git does."""
+    for name in sorted(os.listdir(store.pack_dir), key=lambda n: n.endswith(".idx")):
+        if name.endswith((".pack", ".idx")):
+            os.replace(os.path.join(store.pack_dir, name), os.path.join(target.pack_dir, name))
+
+
+def bytes_progress(progress: Progress | None):
+    if progress is None:
+        return None
+    return lambda data: progress(data.decode("utf-8", "replace"))

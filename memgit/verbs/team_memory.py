@@ -1,0 +1,110 @@
+"""A shared project's memory with the teammates' notes in it, for its consolidation (issue 22).
+
+For a project shared with a team, each teammate's project of the same identity (their PROJECT.md
+meets this one: the normalised remote URL), as last pulled, is read at its fetched head; their
+session notes join the reader's under `team/<person>/…` (memgit.consolidate.team). The Memory is
+cached under .git/memgit/ like a project's own, keyed by each note's blob, so a pull that brought
+a few notes reads those.
+
+The reader's own decisions about the team's learnings are files on the project branch, so they are
+commits like any other (revertible, and never sent: a share carries sessions/ and notes/ only):
+`team/accepted.md` (`memgit review --team`) and `team/hidden.md` (`memgit forget` of a teammate's
+learning). Each line is `- <key> <person> [type] text`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+
+from memgit.config import Config
+from memgit.consolidate import team as rules
+from memgit.consolidate.heuristic import cache as memory_cache
+from memgit.consolidate.heuristic.graph import note_occurrences, recency
+from memgit.consolidate.heuristic.memory import Memory
+from memgit.core import join as identity
+from memgit.core import notes as notes_mod
+from memgit.core import scopes
+from memgit.core.vocab import PREFIX
+from memgit.store import team as store
+from memgit.store.blobs import read_blobs
+from memgit.verbs import joining
+
+log = logging.getLogger("memgit.verbs.team_memory")
+ACCEPTED, HIDDEN = "team/accepted.md", "team/hidden.md"
+
+
+def mates(repo, branch: str, head: str) -> tuple[str, list[tuple[str, str, str]]] | None:
+    """(the reader's name, [(person, local ref, head)]) of the teammates' projects that are this shared
+    project; None when it is shared with no team."""
+    slug = scopes.branch_slug(branch)
+    teams = [t for t in store.teams(repo) if slug in t.shared]
+    if not teams:
+        return None
+    mine = joining.project(repo, branch, head)
+    found: dict[str, tuple[str, str, str]] = {}
+    for t in teams:
+        for (person, theirs_slug), sha in sorted(store.fetched(repo, t.name).items()):
+            if person == t.person or person in found:
+                continue
+            theirs = joining.project(repo, PREFIX + theirs_slug, sha)
+            if mine and theirs and identity.overlaps(mine, theirs):
+                found[person] = (person, store.local_ref(t.name, person, theirs_slug), sha)
+    return teams[0].person, [found[p] for p in sorted(found)]
+
+
+def keys(repo, rev: str, path: str) -> set[str]:
+    """The keys a `team/*.md` file of the branch lists."""
+    text = (repo.read(rev, path) or b"").decode("utf-8", "replace")
+    return {line.split()[1] for line in text.splitlines() if line.startswith("- ") and len(line.split()) > 1}
+
+
+def shared_memory(repo, cfg: Config, branch: str, head: str) -> tuple[Memory, rules.Team] | None:
+    """The branch's memory with its teammates' notes, and who is who; None when it has no teammate
+    (then the project's own memory is the one: memgit.verbs.consolidate_read.scope_memory). The
+    caller closes the Memory."""
+    found = mates(repo, branch, head)
+    if not found or not found[1]:
+        return None
+    me, people = found
+    hidden = keys(repo, head, HIDDEN)
+    hidden_version = hashlib.sha1(" ".join(sorted(hidden)).encode()).hexdigest()[:8]
+    current = {p: (b, None) for p, b in repo.blobs(head, "sessions").items() if p.endswith(".md")}
+    counts = {}
+    for person, _, sha in people:
+        theirs = {p: b for p, b in repo.blobs(sha, "sessions").items() if p.endswith(".md")}
+        counts[person] = len(theirs)
+        current.update({rules.note_path(person, p): (f"{b}:{hidden_version}", person) for p, b in theirs.items()})
+    memory = memory_cache.open_memory(cfg.state_dir, f"{branch} with its team")
+    known = memory.versions()
+    fresh = not len(memory)
+    for path in sorted(set(known) - set(current)):
+        memory.remove(path)
+    added = []
+    changed = {path: v for path, v in current.items() if known.get(path) != v[0]}
+    contents = read_blobs(repo, {version.split(":", 1)[0] for version, _ in changed.values()})  # at once: git cat-file
+    for path, (version, person) in sorted(changed.items()):
+        note = _parsed(path, contents[version.split(":", 1)[0]])
+        if note is None:
+            memory.remove(path)
+            continue
+        if person:  # what the reader hid of this teammate's is not read
+            note.learnings = [x for x in note.learnings if rules.hidden_key(person, x.type, x.text) not in hidden]
+        added.append((path, version, note))
+    if fresh:  # all at once: the token order is taken from them
+        memory.build([(path, note_occurrences(path, note), (version, note.session or path, recency(note, path),
+                                                            note.title, "")) for path, version, note in added])
+    else:
+        for path, version, note in added:
+            memory.add(path, note, version=version)
+    team = rules.Team(me, tuple(rules.Mate(p, ref, sha, counts[p]) for p, ref, sha in people),
+                      frozenset(keys(repo, head, ACCEPTED)), gated=cfg.team_review == "new")
+    return memory, team
+
+
+def _parsed(path: str, data: bytes):
+    try:
+        return notes_mod.parse_note(data.decode("utf-8", "replace"))
+    except ValueError:
+        log.warning("%s is not a session note; left out of the consolidation", path)
+        return None

@@ -1,0 +1,155 @@
+"""The reader's hand on the team's learnings (issue 22): `memgit review --team` accepts them (with
+`[team] review = "new"`, only accepted ones reach the briefing), and `memgit forget` hides one for the
+reader alone. Both are commits on the reader's project branch (team/accepted.md, team/hidden.md,
+see memgit.verbs.team_memory): revertible, and never sent to the team. A teammate's ref is never
+touched; their own forget reaches everyone at the next pull.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from memgit.config import Config
+from memgit.consolidate import team as rules
+from memgit.core import vocab
+from memgit.core.ledger import format_message
+from memgit.verbs.remember import Written, scope_label, writable
+from memgit.verbs.team_memory import ACCEPTED, HIDDEN, mates, shared_memory
+
+_LEARNING = re.compile(rf"^[-*] \[(?P<type>{vocab.TYPE_PATTERN})\] (?P<text>.+)$")
+
+
+@dataclass(slots=True)
+class TeamLearning:
+    """A learning only teammates hold, not yet accepted."""
+
+    branch: str
+    people: list[str]
+    type: str
+    text: str
+    key: str
+
+    @property
+    def line(self) -> str:
+        return f"- [{self.type}] {self.text} ({', '.join(self.people)})"
+
+
+@dataclass(slots=True)
+class TeamQueue:
+    learnings: list[TeamLearning] = field(default_factory=list)
+    hidden: dict[str, list[str]] = field(default_factory=dict)  # key -> the hidden keys of each teammate's wording
+
+    def as_dict(self) -> dict:
+        return {"learnings": [asdict(x) for x in self.learnings]}
+
+
+def shared_branches(repo) -> list[str]:
+    from memgit.store import team as store
+
+    heads = repo.branches()
+    return sorted({vocab.PREFIX + s for t in store.teams(repo) for s in t.shared} & set(heads))
+
+
+def pending(cfg: Config, project: str | None = None) -> TeamQueue:
+    """The team's learnings the reader has not accepted, per shared project (or `project` only).
+
+    Raises:
+        NotARepo: no memory repository.
+        NoMatch, AmbiguousSelector: `project` names no project, or several.
+    """
+    from memgit.verbs.inspect import open_repo
+    from memgit.verbs.selection import find_project
+
+    queue = TeamQueue()
+    with open_repo(cfg) as repo:
+        branches = [find_project(repo, project)] if project else shared_branches(repo)
+        heads = repo.branches()
+        for branch in branches:
+            shared = shared_memory(repo, cfg, branch, heads[branch])
+            if shared is None:
+                continue
+            memory, team = shared
+            with memory:
+                for c in team.pending(memory.clusters()):
+                    key = rules.learning_key(c.type, c.text)
+                    queue.learnings.append(TeamLearning(branch, team.people(c), c.type, c.text, key))
+                    queue.hidden[key] = sorted({rules.hidden_key(rules.person_of(o.path), o.type, o.text)
+                                                for o in c.occurrences if rules.person_of(o.path)})
+    return queue
+
+
+def decide(cfg: Config, queue: TeamQueue, accepted: list[TeamLearning], rejected: list[TeamLearning]) -> list[Written]:
+    """Record the answers: one `review(<scope>)` commit per project, accepted ones in team/accepted.md,
+    rejected ones hidden in team/hidden.md; then the projects are consolidated again.
+
+    Raises:
+        SecretFound, LockHeld, ConflictError: as the commit raises them.
+    """
+    done = []
+    with writable(cfg) as repo:
+        for branch in sorted({x.branch for x in [*accepted, *rejected]}):
+            head = repo.head(branch)
+            changes = {}
+            yes = [x for x in accepted if x.branch == branch]
+            no = [x for x in rejected if x.branch == branch]
+            if yes:
+                changes[ACCEPTED] = _appended(repo, head, ACCEPTED, "Team learnings you accepted (memgit review --team)",
+                                              [f"- {x.key} {','.join(x.people)} [{x.type}] {x.text}" for x in yes])
+            if no:
+                changes[HIDDEN] = _appended(repo, head, HIDDEN, "Team learnings hidden for you (memgit forget)",
+                                            [f"- {k} {','.join(x.people)} [{x.type}] {x.text}" for x in no
+                                             for k in queue.hidden.get(x.key, [])])
+            message = format_message("review", scope_label(branch), f"team: {len(yes)} accepted, {len(no)} hidden",
+                                     trailers=[("Memgit-Team-Accepted", x.key) for x in yes])
+            sha = repo.commit(branch, changes, message, expected=head)
+            done.append(Written(sha, branch, scope_label(branch), ", ".join(changes), message.split("\n", 1)[0]))
+        if done:
+            from memgit.verbs import consolidate
+
+            consolidate.run(repo, cfg, branches=sorted({w.branch for w in done}), include_global=False, force=True)
+    return done
+
+
+def _appended(repo, head: str, path: str, title: str, lines: list[str]) -> bytes:
+    text = (repo.read(head, path) or f"# {title}\n\n".encode()).decode("utf-8", "replace")
+    known = set(text.splitlines())
+    return (text + "".join(f"{line}\n" for line in lines if line not in known)).encode()
+
+
+# -- forget --------------------------------------------------------------------------------------
+
+
+def matching(repo, query: str) -> list[tuple[str, str, list[str]]]:
+    """The teammates' learnings holding `query` in the shared projects: (the reader's branch,
+    `team/<person>/<note>`, the learning lines). Forgetting them hides them here."""
+    needle = query.casefold()
+    found = []
+    heads = repo.branches()
+    for branch in shared_branches(repo):
+        read = mates(repo, branch, heads[branch])
+        for person, _, sha in read[1] if read else ():
+            for path in repo.list(sha, "sessions"):
+                text = (repo.read(sha, path) or b"").decode("utf-8", "replace")
+                lines = [line.strip() for line in text.splitlines()
+                         if _LEARNING.match(line.strip()) and needle in line.casefold()]
+                if lines:
+                    found.append((branch, rules.note_path(person, path), lines))
+    return found
+
+
+def is_teammates(path: str) -> bool:
+    return rules.person_of(path) is not None and path not in (ACCEPTED, HIDDEN)
+
+
+def hiding(repo, head: str, drops: list[tuple[str, list[str]]]) -> dict[str, bytes]:
+    """The change to team/hidden.md that hides these teammates' learning lines ((`team/<person>/<note>`,
+    lines) each); none when there are none."""
+    lines = []
+    for path, learned in drops:
+        person = rules.person_of(path)
+        for line in learned:
+            if m := _LEARNING.match(line):
+                lines.append(f"- {rules.hidden_key(person, m['type'], m['text'].strip())} {person} "
+                             f"[{m['type']}] {m['text'].strip()}")
+    return {HIDDEN: _appended(repo, head, HIDDEN, "Team learnings hidden for you (memgit forget)", lines)} if lines else {}
