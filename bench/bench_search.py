@@ -1,11 +1,12 @@
-"""`memgit search` over 10,000 notes (issue 12: warm <= 150 ms and <= 5x `python -c pass`; index build
+"""`memgit search` over 10,000 notes (issue 20: warm <= 150 ms and <= 3x `python -c pass`; index build
 >= 5,000 notes/s; incremental update after one sync <= 50 ms).
 
 - build: the index made from nothing over the generated repo (`search_index.update`, in process);
 - incremental: one note committed the way an extraction commits it, then the index brought up to
   date (what sync's end pays), median of several rounds;
 - warm: the console script `memgit search QUERY` as a fresh process, run from the bench project's
-  folder (its branch is the current project), the index up to date; rounds interleave
+  folder (its branch is the current project), the index up to date and the session-start context
+  cache in place (as every sync leaves them); rounds interleave
   `python -c pass` so both medians see the same machine noise.
 
     python bench/bench_search.py [--quick] [--notes 10000] [--runs 20]
@@ -24,7 +25,7 @@ from _common import PYTHON, Rows, arg_parser, bench_project, median, p90, user_e
 from bench_hook import CONSOLE_SCRIPT
 from generate import make_note_repo
 
-RATIO_TARGET = 5.0
+RATIO_TARGET = 3.0  # issue 20 (issue 12 asked 5x)
 WARM_TARGET_MS = 150.0
 BUILD_TARGET = 5_000.0  # notes per second
 INCREMENTAL_TARGET_MS = 50.0
@@ -89,18 +90,24 @@ def main() -> None:
         script.parent.mkdir()
         script.write_text(CONSOLE_SCRIPT)
         search = [PYTHON, str(script), "search"]
+        # Every sync leaves the session-start context cache (its memo of directories says which project
+        # the cwd is): rendered here once, as a synced memory has it.
+        subprocess.run([PYTHON, str(script), "hook", "session-start"], input=json.dumps({"cwd": str(project)}).encode(),
+                       env=env, cwd=project, capture_output=True, check=True)
         out = json.loads(timed(search + ["wombat export", "--json"], env=env, cwd=project)[1])
         if not out["hits"] or out["hits"][0]["project"] != "bench":
             raise SystemExit(f"unexpected search result: {json.dumps(out)[:2000]}")
         for query in QUERIES:  # warm the page cache and the bytecode of every path
             timed(search + [query], env=env, cwd=project)
-        base, warm = [], []
+        base, warm, by_query = [], [], {q: [] for q in QUERIES}
         for i in range(runs):
             base.append(timed([PYTHON, "-c", "pass"], env=env, cwd=project)[0])
             warm.append(timed(search + [QUERIES[i % len(QUERIES)]], env=env, cwd=project)[0])
+            by_query[QUERIES[i % len(QUERIES)]].append(warm[-1])
         rows.baseline_ms = median(base)
         print(f"python -c pass: median {median(base):.1f} ms; memgit search: median {median(warm):.1f} ms, "
               f"p90 {p90(warm):.1f} ms")
+        print("  by query: " + "; ".join(f"{q!r} {median(t) / median(base):.2f}x" for q, t in by_query.items() if t))
         rows.add(f"`memgit search`, {notes} notes, warm (process wall time)", median(warm), "ms", WARM_TARGET_MS,
                  note=f"p90 {p90(warm):.0f} ms")
         rows.add("`memgit search` warm / `python -c pass`", median(warm) / median(base), "x", RATIO_TARGET,

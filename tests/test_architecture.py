@@ -20,7 +20,7 @@ MAX_LINES = 400
 
 # The floor each part of the package stands on: a module may import its own part and lower ones.
 LEVELS = {
-    "errors": 0, "resources": 0, "config": 0,
+    "errors": 0, "resources": 0, "config": 0, "locate": 0,
     "core": 1,
     "sources": 2, "extract": 2, "consolidate": 2, "store": 2, "llm": 2, "prompts": 2, "models": 2,
     "verbs": 3,

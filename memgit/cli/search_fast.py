@@ -9,7 +9,6 @@ a missing value) returns None and goes through click, which says what is wrong t
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -73,13 +72,18 @@ def main(argv: list[str]) -> int | None:
     opts = parse(argv)
     if opts is None:
         return None
-    from memgit import config
+    from memgit import locate
     from memgit.errors import STORAGE_ERRNOS, MemgitError, StorageError
     from memgit.verbs.search import search
 
     try:
         try:
-            hits = search(config.load(repo_path=opts["repo_path"]), opts["query"], project=opts["project"],
+            cfg = locate.settings(os.environ, opts["repo_path"])
+            if cfg is None:  # a config file or a setting to check: config.load reads (and refuses) them
+                from memgit import config
+
+                cfg = config.load(repo_path=opts["repo_path"])
+            hits = search(cfg, opts["query"], project=opts["project"],
                           types=opts["types"], since=opts["since"], all_projects=opts["all_projects"],
                           limit=opts["limit"])
         except OSError as e:  # as the click group turns them (memgit.cli.app.MemgitGroup)
@@ -90,9 +94,16 @@ def main(argv: list[str]) -> int | None:
         if os.environ.get("MEMGIT_DEBUG"):
             raise
         if opts["as_json"]:
+            import json
+
             print(json.dumps({"ok": False, "error": {"code": e.code, "message": e.message}}))
         else:
             print(f"Error: {e.message}", file=sys.stderr)
         return e.exit_code
-    print(json.dumps(payload(opts["query"], hits), indent=2) if opts["as_json"] else text(opts["query"], hits))
+    if opts["as_json"]:
+        import json  # only for --json: its import is a tenth of a search
+
+        print(json.dumps(payload(opts["query"], hits), indent=2))
+    else:
+        print(text(opts["query"], hits))
     return 0

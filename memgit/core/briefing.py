@@ -50,16 +50,14 @@ def assemble(*, repo: str, branch: str | None, project: str | None, project_part
         whose = "of this project" if branch else "started here"
         sessions, are = ("session", "is") if pending == 1 else ("sessions", "are")
         line = f"- {pending} earlier {sessions} {whose} {are} waiting to be synced into memory.\n"
-    from string import Template
-
-    wrapper = Template(template("context.md"))
+    wrapper = template("context.md")
     fill = {"repo": sanitize(repo), "branches": sanitize(where), "commands": commands, "pending": line}
-    fixed = len(wrapper.substitute(sections="", **fill).rstrip()) + sum(len(s[0]) + 3 for s in sections)
+    fixed = len(substitute(wrapper, sections="", **fill).rstrip()) + sum(len(s[0]) + 3 for s in sections)
     room = budget - fixed
     for _ in range(8):
         allotted = _share([(len(body), weight) for _, body, _, weight in sections], room)
         cuts = [f"{h}\n{cut(body, n, hint)}\n\n" for (h, body, hint, _), n in zip(sections, allotted, strict=True)]
-        text = wrapper.substitute(sections="".join(cuts), **fill).rstrip()
+        text = substitute(wrapper, sections="".join(cuts), **fill).rstrip()
         if len(text) <= budget:
             return text
         room -= len(text) - budget  # a cut landed past its share: take the overflow off and refit
@@ -90,6 +88,29 @@ def cut(body: str, limit: int, hint: str) -> str:
     if cut < room // 2:
         cut = body.rfind(" ", 0, room)
     return body[: cut if cut > 0 else room].rstrip() + marker
+
+
+def substitute(text: str, **values: str) -> str:
+    """string.Template(text).substitute(values) for the forms the templates use ($name, $$), without
+    importing string (its import compiles Template's pattern: a tenth of the session-start hook's budget).
+
+    Raises:
+        KeyError: a placeholder with no value.
+    """
+    pieces = text.split("$")
+    out, i = [pieces[0]], 1
+    while i < len(pieces):
+        piece = pieces[i]
+        if not piece and i + 1 < len(pieces):  # "$$" is a dollar sign
+            out.append("$" + pieces[i + 1])
+            i += 2
+            continue
+        end = 0
+        while end < len(piece) and piece[end].isascii() and (piece[end].isalnum() or piece[end] == "_"):
+            end += 1
+        out.append(values[piece[:end]] + piece[end:])
+        i += 1
+    return "".join(out)
 
 
 def template(name: str) -> str:

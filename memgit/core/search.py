@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import re
 from collections import namedtuple
-from datetime import date as Date
 
 from memgit.core.vocab import MAIN, PREFIX, TYPE_PATTERN, TYPE_RANK
 
@@ -310,9 +309,33 @@ def boost(doc: Doc, *, current: str | None, now_date: str) -> float:
 
 def _age_days(day: str, now_date: str) -> int | None:
     try:
-        return (Date.fromisoformat(now_date) - Date.fromisoformat(day)).days
+        return _ordinal(now_date) - _ordinal(day)
     except ValueError:
         return None
+
+
+_DAYS_BEFORE_MONTH = (0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)  # by month, in a common year
+_MONTH_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _ordinal(day: str) -> int:
+    """date.fromisoformat(day).toordinal(), computed for YYYY-MM-DD as datetime computes it: importing
+    datetime is a tenth of a search's budget (2-3 ms). Any other form goes through datetime.
+
+    Raises:
+        ValueError: `day` is not a date.
+    """
+    if len(day) == 10 and day[4] == day[7] == "-" and day.isascii():
+        y, m, d = day[:4], day[5:7], day[8:]
+        if y.isdigit() and m.isdigit() and d.isdigit():
+            y, m, d = int(y), int(m), int(d)
+            leap = y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
+            if y >= 1 and 1 <= m <= 12 and 1 <= d <= (29 if m == 2 and leap else _MONTH_DAYS[m]):
+                y1 = y - 1
+                return y1 * 365 + y1 // 4 - y1 // 100 + y1 // 400 + _DAYS_BEFORE_MONTH[m] + (m > 2 and leap) + d
+    from datetime import date
+
+    return date.fromisoformat(day).toordinal()
 
 
 def rank(candidates, *, current: str | None, now_date: str, limit: int | None = None) -> list[Hit]:

@@ -12,8 +12,8 @@ import time
 
 from memgit.core.briefing import assemble, estimate_tokens
 from memgit.core.vocab import MAIN
-from memgit.sources import gitstat
-from memgit.store.context_cache import MEMO_SIZE, empty_memo, part_path, read_heads, read_json, save_index, write_json
+from memgit.store.context_cache import part_path, read_heads, read_json, save_index, write_json
+from memgit.verbs.cwd_branch import branch_of
 
 
 class Served:
@@ -73,38 +73,6 @@ def serve(repo_path: str, cwd: str, *, session_id: str | None = None, transcript
                   eligible=eligible, cached=cached, problems=problems)
 
 
-def branch_of(cwd: str, index: dict, cdir: str, problems: list[str]) -> str | None:
-    """Return the project branch of `cwd` (None: no known project), remembering it in dirs.json."""
-    path = os.path.join(cdir, "dirs.json")
-    memo = read_json(path)
-    if memo is None or memo.get("projects_digest") != index["projects_digest"]:
-        memo = empty_memo(index["projects_digest"])
-    found, branch = _remembered(cwd, memo)
-    if found:
-        return branch
-    from memgit.sources import workspace  # dataclasses, pathlib: only when dirs.json cannot answer
-
-    branch, table, key, entry = workspace.resolve_cwd(cwd, index["projects"])
-    memo[table][key] = entry
-    if len(memo[table]) > MEMO_SIZE:
-        memo[table] = dict(list(memo[table].items())[-MEMO_SIZE:])
-    write_json(path, memo, problems)
-    return branch
-
-
-def _remembered(cwd: str, memo: dict) -> tuple[bool, str | None]:
-    top = gitstat.git_top(cwd)
-    if top is not None:
-        entry = memo["dirs"].get(top)
-        if entry is not None and entry["sig"] == gitstat.git_signature(top, entry["config"]):
-            return True, entry["branch"]
-        return False, None
-    here = os.path.abspath(cwd)
-    if here in memo["cwds"]:
-        return True, memo["cwds"][here]
-    return False, None
-
-
 def count_pending(index: dict, branch: str | None, *, session_id: str | None, transcript_path: str | None,
                   now: float) -> tuple[int, int]:
     """Return (sessions of this project with unread bytes, those of them a sync would read now).
@@ -112,10 +80,6 @@ def count_pending(index: dict, branch: str | None, *, session_id: str | None, tr
     A transcript is unread when the index listed it so, or when it changed after the index was
     built; the folders looked at are those the project's sessions came from and the current one.
     """
-    from fnmatch import fnmatch
-
-    from memgit.core.names import STAND_IN, stand_in
-
     root = index["claude_projects"]
     folders = {os.path.join(root, name) for name in index["project_folders"].get(branch or "", ())}
     if transcript_path:  # a Claude Code session's folder holds its project's other sessions (not so for Codex, Gemini)
@@ -126,22 +90,25 @@ def count_pending(index: dict, branch: str | None, *, session_id: str | None, tr
     pending = eligible = 0
     for folder in folders:
         name = os.path.basename(folder)
-        if index["include"] and not any(fnmatch(name, p) for p in index["include"]):
+        if not _included(name, index["include"], index["exclude"]):
             continue
-        if any(fnmatch(name, p) for p in index["exclude"]):
-            continue
-        unread = index["unread"].get(name)
-        if unread is None:
-            unread = index["unread"].get(stand_in(name))
-        odd = unread is not None and any(sid.startswith(STAND_IN) for sid in unread)  # names written as stand-ins
         try:
-            entries = list(os.scandir(folder))
+            entries = [e for e in os.scandir(folder) if e.name.endswith(".jsonl") and not e.name.startswith("agent-")
+                       and e.name[:-6] != session_id]
         except OSError:
             continue
+        if not entries:
+            continue
+        unread = index["unread"].get(name)
+        odd = False
+        if unread is None or unread:  # names the ledger wrote as stand-ins (hashlib): only when they can matter
+            from memgit.core.names import STAND_IN, stand_in
+
+            if unread is None:
+                unread = index["unread"].get(stand_in(name))
+            odd = unread is not None and any(sid.startswith(STAND_IN) for sid in unread)
         for entry in entries:
             sid = entry.name[:-6]
-            if not entry.name.endswith(".jsonl") or entry.name.startswith("agent-") or sid == session_id:
-                continue
             try:
                 st = entry.stat()
             except OSError:
@@ -158,6 +125,15 @@ def count_pending(index: dict, branch: str | None, *, session_id: str | None, tr
             pending += 1
             eligible += age >= min_idle
     return pending, eligible
+
+
+def _included(name: str, include: list[str], exclude: list[str]) -> bool:
+    """Whether sync reads the folder `name` ([sources] include/exclude; fnmatch only when patterns are set)."""
+    if not include and not exclude:
+        return True
+    from fnmatch import fnmatch
+
+    return (not include or any(fnmatch(name, p) for p in include)) and not any(fnmatch(name, p) for p in exclude)
 
 
 # ---- the cache files --------------------------------------------------------------------------

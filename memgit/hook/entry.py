@@ -17,17 +17,21 @@ full disk) a hook exits 0, prints nothing or one whole JSON object, and appends 
 one line to `.git/memgit/hook.log` (`~/.cache/memgit/hook.log` without a repository;
 `$MEMGIT_HOOK_LOG` overrides). It never waits for the sync lock.
 
-This is the only module that speaks the hook protocol. It imports os, sys, json and time at the
-top and nothing of memgit but memgit.hook.context (or memgit.hook.prompt): the console script (memgit.entry) reaches it
-without click, and a session start served from the cache never imports dulwich or yaml.
+This is the only module that speaks the hook protocol. It imports os, sys and time at the top and
+nothing of memgit but memgit.core.quickjson (JSON without the json package's import), memgit.locate
+(the repository, found without memgit.config) and memgit.hook.context (or memgit.hook.prompt): the
+console script (memgit.entry) reaches it without click, and a session start served from the cache
+never imports dulwich or yaml (tests/integration/test_fast_imports.py lists what it never imports).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
+
+from memgit.core import quickjson
+from memgit.locate import repo_path, xdg
 
 EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit", "session-end": "SessionEnd",
           "pre-compact": "PreCompact"}
@@ -126,10 +130,12 @@ def session_start(payload: dict, repo: str, env, *, now: float, agent: str = DEF
         write(answer(agent, served.text))
     for problem in served.problems:
         log_line(env, "session-start", problem)
-    from memgit.store.lock import is_held
+    if not served.eligible:
+        return
+    from memgit.store.lock import is_held  # fcntl, memgit.errors: only when a sync may be started
 
     state = os.path.join(repo, ".git", "memgit")
-    if served.eligible and not is_held(state) and not _started_lately(state, now):
+    if not is_held(state) and not _started_lately(state, now):
         spawn_sync(["--no-wait"], repo, env, reason="session-start")
         _touch(os.path.join(state, SYNC_STAMP))
 
@@ -149,17 +155,19 @@ def user_prompt_submit(payload: dict, repo: str, env, *, now: float, agent: str 
         log_line(env, "user-prompt-submit", problem)
 
 
-def write(answer: dict) -> None:
+def write(answer: str) -> None:
     """Write one whole JSON answer to stdout, built first and written once."""
     out = sys.stdout.buffer
-    out.write(json.dumps(answer).encode("ascii") + b"\n")
+    out.write(answer.encode("ascii") + b"\n")
     out.flush()
 
 
-def answer(agent: str, text: str, event: str = "SessionStart") -> dict:
-    """The answer to `event` (SessionStart, or the prompt's event) in the shape `agent` reads (see ANSWER)."""
+def answer(agent: str, text: str, event: str = "SessionStart") -> str:
+    """The answer to `event` (SessionStart, or the prompt's event) in the shape `agent` reads (see ANSWER),
+    as json.dumps writes it."""
     if ANSWER.get(agent) == "hookSpecificOutput":
-        return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+        return (f'{{"hookSpecificOutput": {{"hookEventName": {quickjson.quote(event)}, '
+                f'"additionalContext": {quickjson.quote(text)}}}}}')
     raise HookError(f"no {event} answer for agent {agent!r}")
 
 
@@ -172,7 +180,7 @@ def parse_payload(raw: bytes, agent: str = DEFAULT_AGENT) -> dict:
     if not raw.strip():
         raise HookError(f"empty hook input (stdin); {AGENTS.get(agent, agent)} sends a JSON object")
     try:
-        payload = json.loads(raw)
+        payload = quickjson.loads(raw)
     except ValueError as e:
         raise HookError(f"the hook input is not JSON: {e}") from e
     if not isinstance(payload, dict):
@@ -207,31 +215,6 @@ def _settle_stdout() -> None:
 # ---- where things are -------------------------------------------------------------------------
 
 
-def repo_path(env) -> str:
-    """The memory repository, with config.load's precedence, reading TOML only when a config file exists.
-
-    Raises:
-        tomllib.TOMLDecodeError, OSError: the config file is broken or unreadable.
-    """
-    path = env.get("MEMGIT_HOME")
-    if not path:
-        config = env.get("MEMGIT_CONFIG") or os.path.join(_xdg(env, "XDG_CONFIG_HOME", ".config"), "memgit",
-                                                          "config.toml")
-        if os.path.isfile(config):
-            import tomllib
-
-            with open(config, "rb") as f:
-                section = tomllib.load(f).get("repo", {})
-            path = section.get("path") if isinstance(section, dict) else None
-    if not path:
-        path = os.path.join(_xdg(env, "XDG_DATA_HOME", os.path.join(".local", "share")), "memgit")
-    return os.path.abspath(os.path.expanduser(str(path)))
-
-
-def _xdg(env, var: str, fallback: str) -> str:
-    return env.get(var) or os.path.join(env.get("HOME") or os.path.expanduser("~"), fallback)
-
-
 def _log_dir(env) -> str:
     """The repository's state dir, or ~/.cache/memgit when there is no repository (or no config)."""
     try:
@@ -240,7 +223,7 @@ def _log_dir(env) -> str:
         repo = None
     if repo and os.path.isdir(os.path.join(repo, ".git")):
         return os.path.join(repo, ".git", "memgit")
-    return os.path.join(_xdg(env, "XDG_CACHE_HOME", ".cache"), "memgit")
+    return os.path.join(xdg(env, "XDG_CACHE_HOME", ".cache"), "memgit")
 
 
 # ---- logging ----------------------------------------------------------------------------------

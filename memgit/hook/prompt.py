@@ -11,12 +11,12 @@ SQLite; none needs dulwich, click or yaml.
 from __future__ import annotations
 
 import os
-import sqlite3
 
 from memgit.core import recall as rules
 from memgit.core.vocab import MAIN
 from memgit.store import search_index, search_reader
 from memgit.store.context_cache import part_path, read_json
+from memgit.store.sqlite import sqlite3
 
 
 class Recalled:
@@ -105,7 +105,7 @@ def current_branch(repo_path: str, cwd: str, problems: list[str]) -> str | None:
         from memgit.sources import workspace
 
         return workspace.resolve_cwd(cwd, search_index.projects(os.path.join(repo_path, ".git", "memgit")))[0]
-    from memgit.hook.context import branch_of
+    from memgit.verbs.cwd_branch import branch_of
 
     return branch_of(cwd, index, cdir, problems)
 

@@ -5,13 +5,15 @@
 - `parts/<branch>.json`: one scope's summary and pinned notes, keyed by the branch head they were read from.
 - `dirs.json`: which project a working directory resolved to, checked by two `stat` calls.
 
-Plain files read and written without dulwich: the hook reads them at every session start.
+Plain files read and written without dulwich: the hook reads them at every session start (through
+memgit.core.quickjson: the json package's import is a tenth of the hook's budget).
 """
 
 from __future__ import annotations
 
-import json
 import os
+
+from memgit.core import quickjson
 
 CACHE_VERSION = 3  # 2: projects_key renamed projects_digest (a "key" holding a digest reads as a secret); 3: unread_other
 MEMO_SIZE = 500  # remembered working directories
@@ -57,8 +59,7 @@ def part_path(cdir: str, branch: str) -> str:
 
 def read_json(path: str) -> dict | None:
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+        data = quickjson.load_file(path)
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and data.get("version") == CACHE_VERSION else None
@@ -66,6 +67,8 @@ def read_json(path: str) -> dict | None:
 
 def write_json(path: str, data: dict, problems: list[str]) -> None:
     """Write a cache file atomically; a failure (a full disk) only costs speed next time."""
+    import json  # written at sync time, or when the hook found the cache stale: not on the hot path
+
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)

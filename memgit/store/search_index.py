@@ -16,14 +16,13 @@ that the note is indexed again when consolidation changes its mind.
 
 from __future__ import annotations
 
-import json
 import os
-import sqlite3
 from collections.abc import Sequence
 
-from memgit.core import search
+from memgit.core import quickjson, search
 from memgit.core.vocab import MAIN, PREFIX
 from memgit.store.blobs import read_blobs
+from memgit.store.sqlite import sqlite3
 
 FILE = "search.sqlite"
 SCHEMA = 5  # bump when the tables or documents() change: every branch is indexed again
@@ -91,29 +90,40 @@ def path_of(state_dir) -> str:
 def _connect(state_dir, *, create: bool) -> sqlite3.Connection | None:
     """The index opened, its schema checked; a missing, corrupt or older one is made anew when `create`."""
     path = path_of(state_dir)
-    if not create and not os.path.exists(path):
-        return None
+    if not create:
+        return _open_to_read(path)
     for attempt in (1, 2):
         try:
-            if create:
-                os.makedirs(os.path.dirname(path), exist_ok=True)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
             db = sqlite3.connect(path, timeout=10, isolation_level=None)
             db.execute("PRAGMA synchronous=OFF")  # a cache: a crash costs a rebuild, never data
             row = db.execute("SELECT name FROM sqlite_master WHERE name='meta'").fetchone()
             if row and db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (str(SCHEMA),):
                 return db
-            if not create:
-                db.close()
-                return None
             if row is None and not db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                 db.executescript(_TABLES)
                 return db
             db.close()  # another schema, or tables of something else: start again
         except sqlite3.DatabaseError as e:
-            if not create:
-                return None
             _log().warning("search index %s is unreadable (%s); rebuilding it", path, e)
         _remove(path)
+    return None
+
+
+def _open_to_read(path: str) -> sqlite3.Connection | None:
+    """The index at `path` when it is one of this schema (one statement: a hook or a search reads it), else None."""
+    if not os.path.exists(path):
+        return None
+    try:
+        db = sqlite3.connect(path, timeout=10, isolation_level=None)
+    except sqlite3.DatabaseError:  # a folder in its place, an unreadable file
+        return None
+    try:
+        if db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (str(SCHEMA),):
+            return db
+    except sqlite3.DatabaseError:  # no meta table (another file), or not a database at all
+        pass
+    db.close()
     return None
 
 
@@ -180,6 +190,8 @@ def update(repo, state_dir) -> dict:
 def _update(db: sqlite3.Connection, repo, heads: dict[str, str], counts: dict) -> None:
     db.execute("BEGIN IMMEDIATE")  # one writer at a time; a second one waits, then finds little to do
     try:
+        import json  # writing: sync's end, or a search that found the index stale
+
         known = {b: (sha, json.loads(state)) for b, sha, state in db.execute("SELECT branch, sha, state FROM heads")}
         for branch in known.keys() - heads.keys():
             counts["removed"] += _drop(db, branch, None)
@@ -297,7 +309,7 @@ def projects(state_dir) -> list[dict]:
         if db is None:
             return []
         try:
-            states = [json.loads(state) for (state,) in db.execute("SELECT state FROM heads ORDER BY branch")]
+            states = [quickjson.loads(state) for (state,) in db.execute("SELECT state FROM heads ORDER BY branch")]
         finally:
             db.close()
     except (sqlite3.DatabaseError, ValueError):

@@ -5,11 +5,11 @@ are, and their units. No dulwich, no writes: they read the index as the last syn
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 from memgit.core import search
 from memgit.store.search_index import SNIPPET_TOKENS, TEXT_WEIGHT, TITLE_WEIGHT, UNITS, filters, reading
+from memgit.store.sqlite import sqlite3
 
 
 

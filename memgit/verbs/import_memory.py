@@ -28,12 +28,11 @@ from memgit.config import Config
 from memgit.core import redact
 from memgit.core.ledger import format_message, parse_trailers
 from memgit.core.model import AGENT_CLAUDE_CODE, AGENT_CODEX, AGENT_GEMINI
-from memgit.core.names import safe_name, safe_text
+from memgit.core.names import safe_name, safe_text, stand_in
 from memgit.errors import SecretFound
 from memgit.sources import registry
 from memgit.sources.claude_code import native_memory
 from memgit.sources.memory_files import FolderMemory
-from memgit.verbs import install
 
 log = logging.getLogger("memgit.verbs.import_memory")
 KIND = "import"
@@ -89,14 +88,15 @@ def import_native_memory(repo, cfg: Config, resolve: Resolve, *, home: Path | No
     for agent in agents:
         for n, unit in enumerate(_merged(registry.own_memory(agent, cfg, home), resolve)):
             stamp = unit.stamp()
-            key = f"{agent}/{safe_name(unit.source, cfg.extra_redact_patterns)}/{n}"  # the cache is scanned for secrets too
-            result = _cached(repo, cache.get(key), safe_name(unit.source, cfg.extra_redact_patterns), stamp) \
-                or _import(repo, cfg, resolve, unit)
+            # Keyed by a hash of the name (the cache is scanned for secrets too): a sync that finds every unit
+            # as it was never checks a name for secrets (that compiles every rule: ~0.1 s of a no-op sync).
+            key = f"{agent}/{stand_in(unit.source)}/{n}"
+            result = _cached(repo, cache.get(key), stamp) or _import(repo, cfg, resolve, unit)
             result.agent = agent
             results.append(result)
             if stamp and result.kind != "failed" and not result.warnings:  # a warning is said again next time
-                fresh[key] = {"stamp": stamp, "branch": result.branch, "scope": result.scope, "files": result.files,
-                              "head": repo.head(result.branch)}
+                fresh[key] = {"stamp": stamp, "source": result.source, "branch": result.branch, "scope": result.scope,
+                              "files": result.files, "head": repo.head(result.branch)}
     if fresh != cache:
         try:
             cache_path.write_text(json.dumps(fresh), encoding="utf-8")
@@ -127,13 +127,13 @@ def _merged(units: list, resolve: Resolve) -> list:
     return merged
 
 
-def _cached(repo, known, source: str, stamp: str | None) -> ImportResult | None:
+def _cached(repo, known, stamp: str | None) -> ImportResult | None:
     """The folder's result when neither its files nor its branch moved since the cache was written."""
     if not stamp or not isinstance(known, dict) or known.get("stamp") != stamp:
         return None
-    branch, scope, files = known.get("branch"), known.get("scope"), known.get("files")
-    if not (isinstance(branch, str) and isinstance(scope, str) and isinstance(files, int)):
-        return None  # a cache written by someone else: read the folder
+    source, branch, scope, files = known.get("source"), known.get("branch"), known.get("scope"), known.get("files")
+    if not (isinstance(source, str) and isinstance(branch, str) and isinstance(scope, str) and isinstance(files, int)):
+        return None  # a cache written by someone else (or an older memgit): read the folder
     if repo.head(branch) != known.get("head"):  # a branch gone has no head
         return None
     return ImportResult(source, "unchanged", branch, scope, files)
@@ -257,6 +257,8 @@ def _file_path(name: str, patterns) -> str:
 
 def session_start_installed(settings_path: Path) -> bool:
     """True when memgit's session-start hook is in this Claude Code settings file."""
+    from memgit.verbs import install  # the install verb is heavy: not on every sync's path
+
     event = next(name for name, _, arg, _ in install.HOOKS if arg == "session-start")
     hooks = native_memory.read_settings(settings_path).get("hooks")  # a broken file: Claude Code runs no hook either
     groups = hooks.get(event) if isinstance(hooks, dict) else None
@@ -301,6 +303,8 @@ def _others_twice(cfg: Config) -> list[dict]:
 
 def _session_start_in(path: Path) -> bool:
     """True when an agent's hooks file runs memgit's session-start hook."""
+    from memgit.verbs import install  # the install verb is heavy: not on every sync's path
+
     hooks = native_memory.read_settings(path).get("hooks")  # a broken file: the agent runs no hook either
     groups = hooks.get("SessionStart") if isinstance(hooks, dict) else None
     return any(install.is_memgit_handler(h) and "session-start" in h["command"]
@@ -309,6 +313,8 @@ def _session_start_in(path: Path) -> bool:
 
 
 def _claude_twice(cfg: Config, env: Mapping[str, str], home: Path | None) -> list[dict]:
+    from memgit.verbs import install  # the install verb is heavy: not on every sync's path
+
     settings = install.default_settings(cfg.claude_root)
     if not session_start_installed(settings):
         return []

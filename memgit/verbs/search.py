@@ -8,20 +8,20 @@ the ref files and compared with the ones indexed.
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 from collections.abc import Sequence
-from datetime import date as Date
-from datetime import datetime, timezone
 
-from memgit.config import Config
 from memgit.core import vocab
 from memgit.core.search import Hit, match_expression, rank
-from memgit.core.selector import pick, project_names
 from memgit.errors import NotARepo, UsageError
 from memgit.store import search_index, search_reader
-from memgit.store.context_cache import read_heads
+from memgit.store.context_cache import read_heads, read_json
+from memgit.store.sqlite import sqlite3
 from memgit.verbs import semantic as semantic_search
+
+TYPE_CHECKING = False  # the typing module is not imported: a search starts a process for a few milliseconds
+if TYPE_CHECKING:
+    from memgit.config import Config
 
 POOL = 20  # candidates fetched per hit asked for: the boosts reorder BM25's best, never rescue its worst
 MIN_POOL = 200
@@ -56,6 +56,8 @@ def search(cfg: Config, query: str, *, project: str | None = None, types: Sequen
     if unknown:
         raise UsageError(f"unknown type {unknown[0]!r}; one of {', '.join(vocab.LEARNING_TYPES)}")
     if since is not None:
+        from datetime import date as Date
+
         try:
             since = Date.fromisoformat(since).isoformat()
         except ValueError as e:
@@ -69,13 +71,15 @@ def search(cfg: Config, query: str, *, project: str | None = None, types: Sequen
         _refresh(cfg)
     branches = None
     if project:
+        from memgit.core.selector import pick, project_names
+
         named = {p["branch"]: p.get("name") for p in search_index.projects(cfg.state_dir)}
         names = {b: project_names(b, named.get(b)) if b != vocab.MAIN else (b,) for b in heads}
         branches = [pick(project, names, what="project", hint="`memgit projects` lists them")]
     current = None if all_projects or project else _current(cfg, heads, cwd or os.getcwd())
     candidates = search_reader.query(cfg.state_dir, match, branches=branches, types=tuple(types), since=since,
                                     limit=max(limit * POOL, MIN_POOL))
-    today = datetime.fromtimestamp(time.time() if now is None else now, timezone.utc).date().isoformat()
+    today = time.strftime("%Y-%m-%d", time.gmtime(time.time() if now is None else now))  # the UTC day
     if semantic_search.wanted(cfg, semantic):
         return semantic_search.fuse(cfg, query, rank(candidates, current=current, now_date=today), branches=branches,
                                     types=types, since=since, current=current, today=today, limit=limit)
@@ -114,10 +118,21 @@ def refresh_index(repo, cfg: Config) -> None:
 
 
 def _current(cfg: Config, heads: dict[str, str], cwd: str) -> str | None:
-    """The project branch of `cwd`, as sync files a session started there; None outside every project."""
-    from memgit.sources import workspace
+    """The project branch of `cwd`, as sync files a session started there; None outside every project.
 
-    branch = workspace.resolve_cwd(cwd, search_index.projects(cfg.state_dir))[0]
+    The context cache's memo of directories answers when the cache is of the current heads (its
+    projects are then the index's); else the projects the index holds are read and resolved.
+    """
+    cdir = os.path.join(cfg.state_dir, "context")
+    index = read_json(os.path.join(cdir, "index.json"))
+    if index is not None and index.get("heads") == read_heads(os.path.join(cfg.repo_path, ".git")):
+        from memgit.verbs.cwd_branch import branch_of
+
+        branch = branch_of(cwd, index, cdir, [])  # a memo that cannot be written costs only speed
+    else:
+        from memgit.sources import workspace
+
+        branch = workspace.resolve_cwd(cwd, search_index.projects(cfg.state_dir))[0]
     return branch if branch in heads else None
 
 

@@ -9,13 +9,14 @@ when anything about it fails, search is BM25 alone, as without this module.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
-from memgit.config import Config
-from memgit.core import fusion
 from memgit.core.search import Hit
 from memgit.errors import MemgitError
+
+TYPE_CHECKING = False  # every search imports this module: neither typing nor memgit.config (dataclasses)
+if TYPE_CHECKING:
+    from memgit.config import Config
 
 POOL = 50  # from each ranking: RRF past 50 places adds less than 1/110 per document
 FLOOR = 0.2  # cosine below which a document is no semantic match: the best of 0, 0.2, 0.3, 0.4 on the eval (bench/README.md)
@@ -45,7 +46,9 @@ def wanted(cfg: Config, semantic: bool | None) -> bool:
 def fuse(cfg: Config, query: str, bm25_hits: Sequence[Hit], *, branches: Sequence[str] | None,
          types: Sequence[str], since: str | None, current: str | None, today: str, limit: int) -> list[Hit]:
     """BM25's hits (ranked, best first) fused with the semantic ranking; BM25's alone if that fails."""
+    from memgit.core import fusion
     from memgit.store import embedding, semantic_index
+    from memgit.store.sqlite import sqlite3
 
     try:
         model = embedding.load()

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from memgit import config, locate
 from memgit.core import briefing
 from memgit.hook import context, entry as hook
 from memgit.config import load as load_config
@@ -83,6 +84,31 @@ def test_the_hook_finds_the_repository_where_config_load_does(setting, hermetic_
         (tmp_path / "cfg" / "memgit").mkdir(parents=True)
         (tmp_path / "cfg" / "memgit" / "config.toml").write_text(setting["config"])
     assert hook.repo_path(env) == str(load_config(env).repo_path)
+
+
+@pytest.mark.parametrize("setting", [
+    {}, {"MEMGIT_HOME": "~/mem"}, {"XDG_DATA_HOME": "/data", "MEMGIT_AUTHOR": "Ada <ada@example.com>"},
+    {"repo": "/given/repo"}, {"MEMGIT_SEMANTIC": "0"}, {"MEMGIT_SEMANTIC": " True"}, {"MEMGIT_SEMANTIC": "maybe"},
+    {"MEMGIT_CONCURRENCY": "0"}, {"config": "[search]\nsemantic = false\n"},
+])
+def test_search_reads_the_settings_config_load_gives_or_leaves_them_to_it(setting, hermetic_env, tmp_path):
+    env = {"HOME": str(hermetic_env), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    env.update({k: v for k, v in setting.items() if k not in ("config", "repo")})
+    if "config" in setting:
+        (tmp_path / "cfg" / "memgit").mkdir(parents=True)
+        (tmp_path / "cfg" / "memgit" / "config.toml").write_text(setting["config"])
+    light = locate.settings(env, setting.get("repo"))
+    if {"config", "MEMGIT_CONCURRENCY"} & set(setting) or setting.get("MEMGIT_SEMANTIC") == "maybe":
+        assert light is None  # something config.load checks (and may refuse): it reads the settings
+        return
+    full = load_config(env, repo_path=setting.get("repo"))
+    assert (light.repo_path, light.state_dir, light.author, light.semantic) == (
+        str(full.repo_path), str(full.state_dir), full.author, full.semantic)
+
+
+def test_the_settings_search_reads_alone_are_those_config_load_never_refuses():
+    checked = {var for _, _, var, *_ in config.NUMBERS.values() if var}
+    assert set(locate.CHECKED_ENV) == checked and locate.DEFAULT_AUTHOR == config.DEFAULT_AUTHOR
 
 
 def test_the_templates_are_where_resources_finds_them():

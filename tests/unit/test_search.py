@@ -181,3 +181,20 @@ def test_a_subject_is_a_note_with_its_learnings_or_one_pinned_or_imported_unit()
     imported = documents("main", "imported/claude-code/x/MEMORY.md", "# Notes\n\nUse tabs.\n\n## Build\n\nmake all\n")
     assert subjects(imported) == [[d] for d in imported] and file_text([imported[1]]) == "Build\nmake all"
     assert subjects(documents("projects/pinion", "MEMORY.md", MEMORY)) == []
+
+
+@pytest.mark.parametrize("day", ["0001-01-01", "1600-02-29", "1900-03-01", "2000-02-29", "2024-12-31", "2026-11-27",
+                                 "9999-12-31", "2026-02-29", "2026-04-31", "2026-13-01", "0000-01-01", "20261127",
+                                 "2026-W48-5", "2026-1-27", "２０２６-11-27", "soon", ""])
+def test_recency_counts_days_as_datetime_does(day):
+    from datetime import date
+
+    from memgit.core.search import _ordinal
+
+    try:
+        expected = date.fromisoformat(day).toordinal()
+    except ValueError:
+        with pytest.raises(ValueError):
+            _ordinal(day)
+    else:
+        assert _ordinal(day) == expected

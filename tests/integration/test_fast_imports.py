@@ -1,0 +1,66 @@
+"""The paths that start a process at every session start, every prompt and every search import only what
+they use (issue 20; DESIGN §8 measures them against `python -c pass`): each runs as the console script
+runs it, under `python -X importtime`, on a synced memory with its caches in place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from memgit.store import embedding
+from tests.conftest import ROOT
+from tests.integration.test_hooks import PROJECT_MARK, additional_context, payload, world  # noqa: F401 (a fixture)
+from tests.integration.test_prompt_hook import GOTCHA, PROMPT, gotcha, prompt_stdin  # noqa: F401 (a fixture)
+
+# Whatever none of the three paths needs: the CLI, git, YAML and markdown, the models, the fast JSON
+# decoder of sync, and the standard library's heavier modules, each one several milliseconds
+# (dataclasses: ~1x `python -c pass` with inspect; pathlib ~0.5x; the json and sqlite3 packages:
+# their C modules do the work without them).
+NEVER = {"click", "dulwich", "litellm", "frontmatter", "markdown_it", "msgspec", "yaml", "ahocorasick_rs", "numpy",
+         "mcp", "dataclasses", "pathlib", "typing", "inspect", "logging", "subprocess", "tomllib", "json", "sqlite3",
+         "hashlib", "string", "shutil", "tempfile", "argparse", "urllib", "email", "uuid", "threading", "ast",
+         "datetime", "importlib.util", "contextlib", "warnings",
+         "memgit.config", "memgit.cli.commands", "memgit.cli.app", "memgit.store.repo", "memgit.sources.workspace",
+         "memgit.core.scopes", "memgit.core.redact", "memgit.verbs.briefing", "memgit.verbs.sync", "memgit.core.fusion"}
+# The session start reads the context cache: no search index, no ranking, no dates.
+NOT_AT_START = {"_sqlite3", "math", "memgit.core.search", "memgit.core.recall", "memgit.store.search_index"}
+# The prompt hook neither ranks by age nor looks for the semantic extra.
+NOT_AT_PROMPT = {"memgit.verbs.search", "memgit.verbs.semantic", "memgit.store.embedding"}
+MAIN = "from memgit.entry import main\nmain()\n"
+
+
+def imported(args: list[str], stdin: bytes, cwd, **env) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """Run `memgit ARGS` as the console script would, under -X importtime; return it and what it imported."""
+    probe = f"import sys\nsys.argv = ['memgit', *{args!r}]\n{MAIN}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", probe], input=stdin, capture_output=True,
+                          env=env, cwd=cwd, timeout=60)
+    lines = [line for line in done.stderr.decode().splitlines() if line.startswith("import time:")]
+    assert lines, done.stderr.decode()[-2000:]
+    return done, {line.rsplit("|", 1)[1].strip() for line in lines[1:]}  # the first line is the header
+
+
+def forbidden(modules: set[str], names: set[str]) -> set[str]:
+    """The modules (or packages, with everything under them) of `names` that were imported."""
+    return {m for m in modules if m in names or m.split(".")[0] in names}
+
+
+def test_the_hooks_and_search_import_nothing_they_do_not_use(gotcha):
+    stdin = payload("session-start-startup.json", cwd=str(gotcha))
+    imported(["hook", "session-start"], stdin, gotcha)  # the commits after the sync made the cache stale: renewed
+    start, modules = imported(["hook", "session-start"], stdin, gotcha)
+    assert PROJECT_MARK in additional_context(start)  # served from the context cache the sync rendered
+    assert forbidden(modules, NEVER | NOT_AT_START) == set()
+
+    prompt, modules = imported(["hook", "user-prompt-submit"], prompt_stdin(PROMPT, gotcha), gotcha)
+    assert GOTCHA in json.loads(prompt.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert forbidden(modules, NEVER | NOT_AT_PROMPT) == set()
+
+    # `[search] semantic` on, as by default: it only looks for the extra (installed, numpy would be its due).
+    search, modules = imported(["search", "typesense port"], b"", gotcha, MEMGIT_SEMANTIC="1")
+    assert search.returncode == 0 and "typesense" in search.stdout.decode(), search.stderr.decode()[-2000:]
+    assert forbidden(modules, NEVER - ({"numpy"} if embedding.missing() is None else set())) == set()
+    assert {"memgit.verbs.search", "memgit.store.search_reader"} <= modules  # the fast path, not click's
