@@ -21,6 +21,7 @@ import pytest
 
 from memgit.sources.claude_code.synthetic import SessionWriter, encode_project_dir, session_id
 from tests import faults, servers
+from tests.cli.test_doctor import config_file
 from tests.conftest import age, git, point_home
 from tests.fake_llm import Reply
 
@@ -264,17 +265,10 @@ def _options(args: list[str]) -> set[str]:
 
 # ---- item 8: config show, bad values ----------------------------------------------------------------
 
-def _config_file(home: Path, text: str) -> Path:
-    path = home / ".config" / "memgit" / "config.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
 def test_config_show_prints_toml_memgit_would_read(memgit_cli, hermetic_env, monkeypatch):
     import tomllib
 
-    cfile = _config_file(hermetic_env, '[sources]\nmax_age_days = 90\ninclude = ["a\\"b"]\n[extract]\nmodel = "openai/x"\n')
+    cfile = config_file(hermetic_env, '[sources]\nmax_age_days = 90\ninclude = ["a\\"b"]\n[extract]\nmodel = "openai/x"\n')
     monkeypatch.setenv("MEMGIT_CONCURRENCY", "2")
     shown = memgit_cli("config", "show")
     assert shown.exit_code == 0 and shown.stderr == ""
@@ -294,7 +288,7 @@ def test_config_show_prints_toml_memgit_would_read(memgit_cli, hermetic_env, mon
 def test_a_bad_value_names_its_key_and_config_show_still_shows_the_rest(memgit_cli, hermetic_env, monkeypatch):
     import tomllib
 
-    cfile = _config_file(hermetic_env, "[sources]\nmax_age_days = -3\n[extract]\ntimeout = 0\n")
+    cfile = config_file(hermetic_env, "[sources]\nmax_age_days = -3\n[extract]\ntimeout = 0\n")
     monkeypatch.setenv("MEMGIT_MIN_IDLE_MINUTES", "ten")
     status = memgit_cli("status")
     assert status.exit_code == 4

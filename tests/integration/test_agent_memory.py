@@ -15,19 +15,11 @@ import pytest
 
 from memgit.core import redact
 from tests.conftest import all_refs, fsck, git
+from tests.integration.test_native_memory import project  # noqa: F401  (a fixture)
 
 SUMMARY = "v1\n## User preferences\n- Prefers small commits with imperative subjects.\n"
 HANDBOOK = "# Memory handbook\n\n## pinion\n- Tests run with `uv run pytest -x`.\n"
 SKILL = "---\nname: release\ndescription: How pinion is released\n---\n\nRun `make release`.\n"
-
-
-@pytest.fixture
-def project(tmp_path):
-    root = tmp_path / "dev" / "pinion"
-    root.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    git(root, "remote", "add", "origin", "git@github.com:demo/pinion.git")
-    return root
 
 
 @pytest.fixture
@@ -64,6 +56,12 @@ def files(repo, branch, base) -> list[str]:
 CODEX = "imported/codex/memories"
 
 
+def revert_last(memory_path, branch: str) -> None:
+    """The person's `git revert` of the last commit on `branch`, by hand in the memory repository."""
+    git(memory_path, "switch", "-q", branch)
+    git(memory_path, "-c", "user.name=u", "-c", "user.email=u@x", "revert", "--no-edit", "HEAD")
+
+
 def test_codex_memories_are_global_except_the_summaries_naming_a_project(codex_memories, memory_path, memgit_cli):
     summary = sync(memgit_cli)
     assert sorted((i["agent"], i["branch"]) for i in summary["imported"]) == [("codex", "main"),
@@ -91,8 +89,7 @@ def test_a_revert_of_a_codex_import_stands_until_codex_changes_the_file(codex_me
     sync(memgit_cli)
     (codex_memories / "MEMORY.md").write_text(HANDBOOK + "- Wrong: deploys go through Heroku.\n")
     sync(memgit_cli)
-    git(memory_path, "switch", "-q", "main")
-    git(memory_path, "-c", "user.name=u", "-c", "user.email=u@x", "revert", "--no-edit", "HEAD")
+    revert_last(memory_path, "main")
     reverted = all_refs(memory_path)
     sync(memgit_cli)
     assert all_refs(memory_path) == reverted
@@ -164,8 +161,7 @@ def test_a_revert_of_a_gemini_import_stands_until_gemini_changes_the_file(gemini
     folder = gemini / "tmp" / "pinion" / "memory"
     (folder / "build.md").write_text("Build with bazel.\n")
     sync(memgit_cli)
-    git(memory_path, "switch", "-q", "projects/pinion")
-    git(memory_path, "-c", "user.name=u", "-c", "user.email=u@x", "revert", "--no-edit", "HEAD")
+    revert_last(memory_path, "projects/pinion")
     reverted = all_refs(memory_path)
     sync(memgit_cli)
     assert all_refs(memory_path) == reverted
