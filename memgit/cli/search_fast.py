@@ -60,7 +60,8 @@ def text(query: str, hits) -> str:
         return f"no memory matches {query!r}"
     blocks = []
     for i, h in enumerate(hits, 1):
-        head = (f"[{h.type}] " if h.type else "") + " · ".join(x for x in (h.project, h.date, h.kind) if x)
+        head = (f"[{h.type}] " if h.type else "") + " · ".join(x for x in (h.project, h.date, h.kind) if x) \
+            + (f" · from teammate {h.person}" if h.person else "")
         snippet = " ".join(h.snippet.split())
         where = f"   memgit show {h.branch}:{h.path}" + (f"   (session {h.session})" if h.session else "")
         blocks.append(f"{i}. {head}\n   {snippet}\n{where}")

@@ -20,12 +20,13 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memgit.consolidate.heuristic import view
 from memgit.consolidate.heuristic.graph import Cluster, normalise
 from memgit.consolidate.heuristic.memory_md import MAX_LINKS, link_label
+from memgit.core.vocab import TEAM_DIR, UNREVIEWED
+from memgit.core.vocab import teammate as person_of
 
 _THE_USER = ("The user prefers ", "The user likes ", "The user dislikes ", "The user wants ", "The user would rather ")
-
-TEAM_DIR = "team"
 
 
 def note_path(person: str, path: str) -> str:
@@ -33,16 +34,13 @@ def note_path(person: str, path: str) -> str:
     return f"{TEAM_DIR}/{person}/{path}"
 
 
-def person_of(path: str) -> str | None:
-    """The teammate a note in the memory is from; None for the reader's own."""
-    if not path.startswith(TEAM_DIR + "/"):
-        return None
-    return path.split("/", 2)[1]
-
-
 def learning_key(type_: str, text: str) -> str:
     """A learning as a review names it, whoever said it: its type and normalised words."""
-    return hashlib.sha256(f"{type_}\0{normalise(text)}".encode()).hexdigest()[:16]
+    return _key(type_, normalise(text))
+
+
+def _key(type_: str, normalised: str) -> str:
+    return hashlib.sha256(f"{type_}\0{normalised}".encode()).hexdigest()[:16]
 
 
 def hidden_key(person: str, type_: str, text: str) -> str:
@@ -75,24 +73,52 @@ class Team:
     def accepted_cluster(self, c: Cluster) -> bool:
         return any(learning_key(o.type, o.text) in self.accepted for o in c.occurrences)
 
+    def theirs_alone(self, c: Cluster) -> bool:
+        """A preference one teammate alone holds: theirs, never the reader's, nothing to accept."""
+        return c.type == "preference" and self.teammates_only(c) and len(self.people(c)) < 2
+
+    def unreviewed(self, c: Cluster) -> bool:
+        """A learning only teammates hold that the reader has not accepted (review "new")."""
+        return self.gated and self.teammates_only(c) and not self.theirs_alone(c) and not self.accepted_cluster(c)
+
+    def keeps(self, c: Cluster) -> bool:
+        """Whether the reader may be told this cluster (the briefing, the prompt hook, search): a single
+        teammate's preference never; one only teammates hold, once accepted (review "new")."""
+        return not (self.theirs_alone(c) or self.unreviewed(c))
+
     def briefable(self, clusters: Sequence[Cluster]) -> list[Cluster]:
-        """The clusters the briefing may tell: a single teammate's preference never; one only
-        teammates hold, once accepted (review "new")."""
-        kept = []
-        for c in clusters:
-            if self.teammates_only(c):
-                if c.type == "preference" and len(self.people(c)) < 2:
-                    continue
-                if self.gated and not self.accepted_cluster(c):
-                    continue
-            kept.append(c)
-        return kept
+        """The clusters the briefing may tell (`keeps`)."""
+        return [c for c in clusters if self.keeps(c)]
 
     def pending(self, clusters: Sequence[Cluster]) -> list[Cluster]:
         """What `memgit review --team` asks about: holding learnings only teammates hold, not yet
         accepted (a single teammate's preference is theirs: nothing to accept)."""
         return [c for c in clusters if c.superseded_by is None and self.teammates_only(c)
-                and not (c.type == "preference" and len(self.people(c)) < 2) and not self.accepted_cluster(c)]
+                and not self.theirs_alone(c) and not self.accepted_cluster(c)]
+
+    def admitted(self, memory) -> dict[str, set[tuple[str, str]]]:
+        """Each teammate's note of `memory` (a heuristic Memory holding their notes under
+        `team/<person>/…`) with the learnings of it the reader may be told, as (type, text): those of
+        the clusters `keeps` keeps, what the prompt hook and search may find. Only the clusters that
+        may be kept are read: with review "new" the accepted ones and those the reader holds too;
+        else the preferences (the rest is kept whole)."""
+        db = memory.db
+        kept: dict[str, set[tuple[str, str]]] = {}
+        if self.gated:
+            leaders = view.leaders_with(db, TEAM_DIR, mixed=True)
+            if self.accepted:  # a group's norm is its members' normalised words (a command's: its key)
+                leaders |= {leader for leader, kind, words in view.group_texts(db, whole="command")
+                            if (learning_key(kind, words) if kind == "command" else _key(kind, words)) in self.accepted}
+        else:
+            for path, kind, text in view.members_under(db, TEAM_DIR, but="preference"):
+                kept.setdefault(path, set()).add((kind, text))
+            leaders = view.leaders_with(db, TEAM_DIR, kind="preference")
+        for c in view.clusters_of(db, leaders):
+            if (self.gated or c.type == "preference") and self.keeps(c):
+                for o in c.occurrences:
+                    if person_of(o.path):
+                        kept.setdefault(o.path, set()).add((o.type, o.text))
+        return kept
 
     def own(self, infos):
         """The reader's own notes (the briefing's dates and latest work are theirs)."""
@@ -122,6 +148,8 @@ class Team:
         people = self.people(c)
         n = c.support
         who = f", {len(people)} people" if len(people) > 1 else "" if people == [self.me] else f", {people[0]}"
+        if self.unreviewed(c):  # search leaves it out (memgit.core.search) until the reader accepts it
+            who += f", {UNREVIEWED}"
         tail = f" (tier: {c.tier})" if c.tier else ""
         return f"- [{c.type}] {self.text(c)} — {n} session{'s' if n != 1 else ''}{who}: {self.links(c, prefix)}{tail}"
 

@@ -13,6 +13,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from typing import TypeVar
 
 from memgit.core.search import Doc, Hit, boost, project_of
+from memgit.core.vocab import teammate
 
 K = 60
 T = TypeVar("T", bound=Hashable)
@@ -68,9 +69,7 @@ def fuse(bm25_hits: Sequence[Hit], semantic_docs: Sequence[Doc], *, k: int = K,
     fused = rrf([[key(h) for h in bm25_hits], [key(d) for d in semantic_docs]], k=k)
     out = []
     for item, score in fused[:limit] if limit is not None else fused:
-        hit = hits[item]
-        out.append(Hit(round(score, 6), hit.kind, hit.type, hit.branch, hit.project, hit.date, hit.path,
-                       hit.session, hit.title, hit.snippet, hit.text))
+        out.append(hits[item]._replace(score=round(score, 6)))
     return out
 
 
@@ -78,5 +77,5 @@ def _hit(doc: Doc) -> Hit:
     line = " ".join(doc.text.split())
     snippet = line if len(line) <= 160 else line[:159].rstrip() + "…"
     return Hit(0.0, doc.kind, doc.type, doc.branch, project_of(doc.branch), doc.date, doc.path, doc.session,
-               doc.title, snippet, doc.text)
+               doc.title, snippet, doc.text, teammate(doc.path) or "")
 

@@ -48,7 +48,7 @@ import re
 
 from memgit.core.briefing import sanitize
 from memgit.core.search import STOPWORDS, identifier_parts
-from memgit.core.vocab import MAIN, PREFIX
+from memgit.core.vocab import MAIN, PREFIX, teammate
 
 BUDGET = 1_500  # the whole answer, fence included
 MAX_HITS = 3
@@ -334,8 +334,11 @@ def _line(unit, text: str, *, max_text: int) -> str | None:
     if len(text) > max_text:
         text = text[: max_text - 1].rstrip() + "…"
     where = [unit.branch[len(PREFIX):] if unit.branch.startswith(PREFIX) else "all projects"]
+    person = teammate(unit.path)
+    if person:  # a teammate's, in a shared project: whose, and their note (no session of the reader's)
+        where.insert(0, f"from teammate {person}")
     if unit.date:
         where.append(unit.date)
-    session = unit.session.split("/", 1)[-1][:8] if unit.session else ""
+    session = unit.session.split("/", 1)[-1][:8] if unit.session and not person else ""
     where.append(f"`memgit show {session}`" if session else f"`memgit show {unit.branch}:{unit.path}`")
     return sanitize(f"- {what}{text} ({', '.join(where)})")

@@ -11,7 +11,7 @@ import math
 import re
 from collections import namedtuple
 
-from memgit.core.vocab import MAIN, PREFIX, TYPE_PATTERN, TYPE_RANK
+from memgit.core.vocab import MAIN, PREFIX, TYPE_PATTERN, TYPE_RANK, UNREVIEWED, teammate
 
 KINDS = ("learning", "note", "pinned", "summary", "memory", "skill", "imported")
 SUMMARY_FILE = "memory_summary.md"
@@ -39,8 +39,9 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 # dataclasses (which imports inspect) costs ~15 ms of its budget.
 Doc = namedtuple("Doc", "branch path unit kind type title text session date support", defaults=(1,))
 Doc.__doc__ = "One search unit: a piece of one file of one branch (support: the sessions behind it)."
-Hit = namedtuple("Hit", "score kind type branch project date path session title snippet text")
-Hit.__doc__ = "One result of a search, ranked (snippet: the match marked with [[ and ]]); ._asdict() for JSON."
+Hit = namedtuple("Hit", "score kind type branch project date path session title snippet text person", defaults=("",))
+Hit.__doc__ = ("One result of a search, ranked (snippet: the match marked with [[ and ]]; person: the teammate "
+               "whose note it is, \"\" for the reader's own); ._asdict() for JSON.")
 
 
 # ---- files into search units ------------------------------------------------------------------
@@ -76,6 +77,29 @@ def documents(branch: str, path: str, text: str, superseded=None) -> list[Doc]:
     if path.startswith("skills/"):
         return _sections(branch, path, body, kind="skill", meta=meta)
     return _sections(branch, path, body, kind="imported", meta=meta)
+
+
+class _Keeping:
+    """A teammate's learnings the reader may be told, asked as memgit.core.superseded.Lookup is: the
+    others are left out as a superseded one is."""
+
+    def __init__(self, keep):
+        self.keep = {(kind, " ".join(text.split())) for kind, text in keep}
+
+    def __bool__(self) -> bool:
+        return True
+
+    def covers(self, path: str, kind: str, text: str) -> bool:
+        return (kind, " ".join(text.split())) not in self.keep
+
+
+def teammate_documents(branch: str, path: str, text: str, keep) -> list[Doc]:
+    """A teammate's session note of a shared project (`path`: team/<person>/sessions/…) as search units:
+    the learnings of it in `keep` ((type, text) pairs: what the reader accepted, or all with a trusted
+    team, never one the reader hid) and its title; never its summary, which may tell the others."""
+    meta, body = _front_matter(text)
+    docs = _session_note(branch, path, meta, body, _Keeping(keep))
+    return [d._replace(text=d.title) if d.kind == "note" else d for d in docs if d.kind != "superseded"]
 
 
 def _front_matter(text: str) -> tuple[dict[str, str], str]:
@@ -164,6 +188,8 @@ def _memory(branch: str, path: str, body: str) -> list[Doc]:
         support = _SUPPORT.search(text)
         dates = _LINK_DATE.findall(text)
         if support:
+            if f", {UNREVIEWED}:" in text[support.start():]:
+                continue  # a teammate's learning the reader has not accepted (memgit review --team)
             text = text[:support.start()]
         docs.append(Doc(branch, path, len(docs), "memory", found.group(1), topic, text, "",
                         max(dates) if dates else "", int(support.group(1)) if support else 1))
@@ -353,7 +379,7 @@ def rank(candidates, *, current: str | None, now_date: str, limit: int | None = 
         snippet = candidate[2] if len(candidate) > 2 else _first_line(doc.text, 160)
         score = -bm25 * boost(doc, current=current, now_date=now_date)
         scored.append(Hit(round(score, 4), doc.kind, doc.type, doc.branch, project_of(doc.branch), doc.date,
-                          doc.path, doc.session, doc.title, snippet, doc.text))
+                          doc.path, doc.session, doc.title, snippet, doc.text, teammate(doc.path) or ""))
     scored.sort(key=lambda h: (-h.score, h.branch, h.path))
     hits, seen = [], set()
     for hit in scored:  # the summary and MEMORY.md repeat a note's learnings: the best-placed copy stays

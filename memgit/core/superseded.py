@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from collections import namedtuple
 
+from memgit.core.vocab import TEAM_DIR
+
 SECTION = "superseded"  # the `## ` heading, any case
 NEAR = 0.6  # content-word Jaccard of a linked note's learning and the bullet's text
 
@@ -62,9 +64,15 @@ def items(memory_md: str) -> list[Item]:
 
 
 def _note_path(link: str) -> str:
-    """A link's path inside its branch (a global MEMORY.md may prefix it with the project's folder)."""
+    """A link's path inside its branch (a global MEMORY.md may prefix it with the project's folder); a
+    teammate's note keeps its `team/<person>/` (a shared project's MEMORY.md links them so)."""
     at = link.find("sessions/")
-    return link[at:] if at >= 0 else link
+    if at < 0:
+        return link
+    team = link.rfind(TEAM_DIR + "/", 0, at)
+    if team >= 0 and (team == 0 or link[team - 1] == "/") and link.count("/", team, at) == 2:
+        at = team
+    return link[at:]
 
 
 class Lookup:

@@ -15,6 +15,9 @@ SUMMARY_FILE = "memory_summary.md"
 DEFAULT_SLUG = "project"  # a project's slug when its name has no letter or digit left
 MAX_SLUG = 40  # characters of a project's slug
 MARKER = "<memgit-context"  # the Claude Code reader drops any user text holding it (claude_records.py)
+# A shared project's memory names a teammate's note `team/<person>/<its path on their branch>` (issue 22).
+TEAM_DIR = "team"
+UNREVIEWED = "not yet reviewed"  # MEMORY.md's mark on a teammate's learning `memgit review --team` has not accepted
 
 LearningType = namedtuple("LearningType", (
     "name",
@@ -50,6 +53,12 @@ TYPES = {t.name: t for t in (
 LEARNING_TYPES = tuple(TYPES)  # the names, in a note's order
 TYPE_RANK = {t.name: t.rank for t in TYPES.values()}
 TYPE_PATTERN = "|".join(LEARNING_TYPES)  # a regular expression of the names (plain words) for `- [type] …`
+
+
+def teammate(path: str) -> str | None:
+    """The teammate whose note `path` (as a shared project's memory names it) is; None for the reader's own."""
+    parts = path.split("/", 2)
+    return parts[1] if len(parts) == 3 and parts[0] == TEAM_DIR else None  # not team/hidden.md
 
 
 def slugify(text: str, max_chars: int = MAX_SLUG, *, max_words: int | None = None, whole_words: bool = False,

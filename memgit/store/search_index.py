@@ -11,28 +11,29 @@ line...), which `memgit search` ranks; and `subject_fts`, one row per subject (a
 its learnings, a pinned note, a section of an imported file: memgit.core.search.subjects), which
 the prompt hook weighs as a whole (memgit.core.recall). A learning MEMORY.md lists under
 `## Superseded` is in neither: the `superseded` table keeps the key of its words and its note, so
-that the note is indexed again when consolidation changes its mind.
+that the note is indexed again when consolidation changes its mind. A shared project's branch also
+holds the teammates' notes its reader may be told (memgit.store.search_team).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from memgit.core import quickjson, search
 from memgit.core.vocab import MAIN, PREFIX
 from memgit.store.blobs import read_blobs
+from memgit.store.search_rows import UNITS  # noqa: F401  (memgit.store.search_reader reads it here)
+from memgit.store.search_rows import drop as _drop, insert as _insert
 from memgit.store.sqlite import sqlite3
 
 FILE = "search.sqlite"
-SCHEMA = 5  # bump when the tables or documents() change: every branch is indexed again
+SCHEMA = 6  # bump when the tables or documents() change: every branch is indexed again
 DIRS = ("sessions", "notes", "skills", "imported")  # compared as trees: unchanged ones cost one lookup
 ROOT_FILES = (search.MEMORY_FILE, search.SUMMARY_FILE)  # compared by content
 PROJECT_FILE = "PROJECT.md"  # its identities are kept too: search finds the cwd's project without the repository
 SNIPPET_TOKENS = 14
 TITLE_WEIGHT, TEXT_WEIGHT = 0.5, 1.0
-BORROWED_TITLE = search.BORROWED_TITLE
-UNITS = "d.branch, d.path, d.unit, d.kind, d.type, d.title, f.text, d.session, d.date, d.support"  # a search.Doc
 
 _TABLES = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -53,6 +54,8 @@ CREATE TABLE scopes (branch TEXT PRIMARY KEY, subjects INTEGER NOT NULL);  -- co
 CREATE TABLE superseded (branch TEXT NOT NULL, path TEXT NOT NULL, key TEXT NOT NULL);
 CREATE INDEX superseded_key ON superseded (branch, key);
 CREATE INDEX superseded_file ON superseded (branch, path);
+-- A shared project's teammates' notes the reader may be told (team/<person>/…): the version each was indexed at.
+CREATE TABLE team_notes (branch TEXT NOT NULL, path TEXT NOT NULL, version TEXT NOT NULL, PRIMARY KEY (branch, path));
 INSERT INTO meta VALUES ('schema', '{SCHEMA}');
 """
 
@@ -154,13 +157,15 @@ def indexed_heads(state_dir) -> dict[str, str]:
         return {}
 
 
-def update(repo, state_dir) -> dict:
+def update(repo, state_dir, team: Callable[[str, str], dict | None] | None = None) -> dict:
     """Bring the index up to date with every memgit branch of `repo` (a MemoryRepo); return counts.
 
     Per branch, the directories whose trees changed since the head last indexed are compared and
     their changed files indexed again; a branch whose history was rewritten (the old head is not
     an ancestor of the new one) or whose old trees are gone is indexed whole; a deleted branch
-    leaves the index. An unreadable index file is removed and built again.
+    leaves the index. An unreadable index file is removed and built again. `team(branch, head)`
+    says which teammates' notes a project branch that moved may tell ({`team/<person>/<path>`:
+    (blob, its learnings (type, text) to tell)}, or None): the changed ones are indexed again.
 
     Returns:
         {"branches": moved branches, "added": documents written, "removed": documents dropped,
@@ -173,7 +178,7 @@ def update(repo, state_dir) -> dict:
         if db is None:
             return counts
         try:
-            _update(db, repo, heads, counts)
+            _update(db, repo, heads, counts, team)
             return counts
         except sqlite3.DatabaseError as e:
             db.close()
@@ -187,7 +192,7 @@ def update(repo, state_dir) -> dict:
     return counts
 
 
-def _update(db: sqlite3.Connection, repo, heads: dict[str, str], counts: dict) -> None:
+def _update(db: sqlite3.Connection, repo, heads: dict[str, str], counts: dict, team) -> None:
     db.execute("BEGIN IMMEDIATE")  # one writer at a time; a second one waits, then finds little to do
     try:
         import json  # writing: sync's end, or a search that found the index stale
@@ -206,6 +211,10 @@ def _update(db: sqlite3.Connection, repo, heads: dict[str, str], counts: dict) -
                 counts["removed"] += _drop(db, branch, None)
                 old_state = {}
             state = _index_branch(db, repo, branch, head, old_state, counts)
+            if team is not None and branch.startswith(PREFIX):
+                from memgit.store.search_team import index_team
+
+                index_team(db, repo, branch, state["superseded"], team(branch, head), counts)
             if whole:
                 counts["rebuilt"] += 1
             db.execute("INSERT OR REPLACE INTO heads VALUES (?, ?, ?)", (branch, head, json.dumps(state)))
@@ -315,76 +324,3 @@ def projects(state_dir) -> list[dict]:
     except (sqlite3.DatabaseError, ValueError):
         return []
     return [s["project"] for s in states if s.get("project")]
-
-
-def _drop(db, branch: str, path: str | None) -> int:
-    """Remove the documents of one file (a path), one directory (ending in /) or a whole branch (None)."""
-    if path is None:
-        where, args = "branch=?", (branch,)
-    elif path.endswith("/"):
-        where, args = "branch=? AND path >= ? AND path < ?", (branch, path, path[:-1] + "0")  # "0" follows "/"
-    else:
-        where, args = "branch=? AND path=?", (branch, path)
-    subjects = [row[0] for row in db.execute(f"SELECT id FROM subjects WHERE {where}", args)]
-    if subjects:
-        words = _subject_words(db, subjects)
-        db.executemany("INSERT INTO subject_fts (subject_fts, rowid, text) VALUES ('delete', ?, ?)", words.items())
-        db.executemany("DELETE FROM subject_units WHERE subject=?", ((i,) for i in subjects))
-        db.execute(f"DELETE FROM subjects WHERE {where}", args)
-    db.execute(f"DELETE FROM superseded WHERE {where}", args)
-    ids = [row[0] for row in db.execute(f"SELECT id FROM docs WHERE {where}", args)]
-    if ids:
-        db.executemany("DELETE FROM fts WHERE rowid=?", ((i,) for i in ids))
-        db.execute(f"DELETE FROM docs WHERE {where}", args)
-    return len(ids)
-
-
-def _subject_words(db, subjects: list[int]) -> dict[int, str]:
-    """The words each subject gave the contentless subject index, made again from its units."""
-    units: dict[int, list[search.Doc]] = {s: [] for s in subjects}
-    for start in range(0, len(subjects), 500):
-        chunk = subjects[start:start + 500]
-        for row in db.execute(f"SELECT u.subject, {UNITS} FROM subject_units u JOIN docs d ON d.id = u.doc "
-                              f"JOIN fts f ON f.rowid = d.id WHERE u.subject IN ({','.join('?' * len(chunk))}) "
-                              "ORDER BY u.subject, d.unit", chunk):
-            units[row[0]].append(search.Doc(*row[1:]))
-    return {s: search.file_text(docs) for s, docs in units.items()}
-
-
-def _insert(db, files: list[list[search.Doc]]) -> int:
-    """Write the documents of some files: their rows, their text into FTS5 (under ids given here),
-    and the words of each subject (search.subjects) as a whole; return how many are searchable. A
-    superseded learning is kept by its text's key alone (_marked_again)."""
-    if not files:
-        return 0
-    from memgit.core.superseded import key
-
-    next_subject = db.execute("SELECT coalesce(max(id), 0) + 1 FROM subjects").fetchone()[0]
-    next_doc = db.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
-    subjects, subject_words, members, rows, words, marked = [], [], [], [], [], []
-    for docs in files:
-        subject_of = {}
-        for subject in search.subjects(docs):
-            subjects.append((next_subject, docs[0].branch, docs[0].path))
-            subject_words.append((next_subject, search.file_text(subject)))
-            subject_of.update((id(d), next_subject) for d in subject)
-            next_subject += 1
-        for d in docs:
-            if d.kind == "superseded":
-                marked.append((d.branch, d.path, key(d.text)))
-                continue
-            rows.append((next_doc, d.branch, d.path, d.unit, d.kind, d.type, d.session, d.date, d.support, d.title))
-            # A learning's title is its note's, a MEMORY.md line's its topic: shown, not searched (a
-            # long title would lengthen the document and lower its BM25 against the same words elsewhere).
-            words.append((next_doc, "" if d.kind in BORROWED_TITLE else d.title, d.text))
-            if id(d) in subject_of:
-                members.append((next_doc, subject_of[id(d)]))
-            next_doc += 1
-    db.executemany("INSERT INTO subjects (id, branch, path) VALUES (?, ?, ?)", subjects)
-    db.executemany("INSERT INTO subject_fts (rowid, text) VALUES (?, ?)", subject_words)
-    db.executemany("INSERT INTO docs (id, branch, path, unit, kind, type, session, date, support, title) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    db.executemany("INSERT INTO fts (rowid, title, text) VALUES (?, ?, ?)", words)
-    db.executemany("INSERT INTO subject_units (doc, subject) VALUES (?, ?)", members)
-    db.executemany("INSERT INTO superseded (branch, path, key) VALUES (?, ?, ?)", marked)
-    return len(words)

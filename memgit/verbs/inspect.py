@@ -222,6 +222,13 @@ def _commit(repo, led, sha: str) -> dict:
 
 def _file(repo, branch: str, path: str) -> dict:
     data = repo.read(branch, path)
+    if data is None and (person := vocab.teammate(path)):  # a teammate's note, as MEMORY.md links it
+        from memgit.verbs.team_memory import mates
+
+        read = mates(repo, branch, repo.head(branch))
+        theirs = {who: sha for who, _, sha in read[1]} if read else {}
+        if person in theirs:
+            data = repo.read(theirs[person], path.split("/", 2)[2])
     if data is None:
         raise NoMatch(f"no file {path!r} on branch {branch}")
     return {"branch": branch, "path": path, "content": data.decode("utf-8", "replace")}

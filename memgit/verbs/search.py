@@ -105,13 +105,17 @@ def refresh_index(repo, cfg: Config) -> None:
     """Bring the search index up to date with the repository's heads; a broken index is built anew.
 
     Cheap when nothing moved (the heads are compared first); never raises for the index's sake
-    (a full or read-only disk is logged: search then reads what the index holds).
+    (a full or read-only disk is logged: search then reads what the index holds). A shared project
+    that moved is indexed with the teammates' notes its reader may be told (memgit.verbs.team_memory).
     """
     try:
         if search_index.indexed_heads(cfg.state_dir) == {b: s for b, s in repo.branches().items()
                                                           if b == vocab.MAIN or b.startswith(vocab.PREFIX)}:
             return
-        counts = search_index.update(repo, cfg.state_dir)
+        from memgit.verbs import team_memory
+
+        counts = search_index.update(repo, cfg.state_dir,
+                                     team=lambda branch, head: team_memory.searchable(repo, cfg, branch, head))
         _log().debug("search index: %s", counts)
     except (OSError, sqlite3.Error) as e:
         _log().warning("search index not updated: %s", e)

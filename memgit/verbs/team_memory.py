@@ -102,6 +102,20 @@ def shared_memory(repo, cfg: Config, branch: str, head: str) -> tuple[Memory, ru
     return memory, team
 
 
+def searchable(repo, cfg: Config, branch: str, head: str) -> dict[str, tuple[str, frozenset[tuple[str, str]]]] | None:
+    """The teammates' notes of a shared project that the prompt hook and search may read, each
+    (`team/<person>/<path>`) with its blob and the learnings of it they may tell ((type, text), the
+    briefing's rule: memgit.consolidate.team.Team.admitted); None when the project has no teammate."""
+    shared = shared_memory(repo, cfg, branch, head)
+    if shared is None:
+        return None
+    memory, team = shared
+    with memory:
+        kept = team.admitted(memory)
+        versions = memory.versions()
+    return {path: (versions[path].split(":", 1)[0], frozenset(learned)) for path, learned in kept.items()}
+
+
 def _parsed(path: str, data: bytes):
     try:
         return notes_mod.parse_note(data.decode("utf-8", "replace"))

@@ -20,7 +20,7 @@ from tests.integration.test_hooks import make_git_project, project_session
 world = test_hooks.world  # the project pinion (origin acme/pinion) synced once; a pinned note on main
 two = test_join.two  # machines a and b, each with pinion and sessions of its own
 
-HIT_KEYS = ["score", "kind", "type", "branch", "project", "date", "path", "session", "title", "snippet", "text"]
+HIT_KEYS = ["score", "kind", "type", "branch", "project", "date", "path", "session", "title", "snippet", "text", "person"]
 
 
 def search(memgit_cli, *args: str) -> dict:

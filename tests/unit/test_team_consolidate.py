@@ -63,3 +63,26 @@ def test_without_a_team_the_consolidation_is_what_it_was():
         alone = heuristic.consolidate(memory, scope="app", project=None, pinned=[], budget_tokens=2500)
         again = heuristic.consolidate(memory, scope="app", project=None, pinned=[], budget_tokens=2500, team=None)
     assert alone == again and "people" not in alone.memory_md
+
+
+@pytest.mark.parametrize("gated, accepted, told", [
+    (True, frozenset(), {("ana", "make lint")}),  # the reader holds it too; the rest waits for review
+    (True, frozenset({rules.learning_key("gotcha", "The CI cache must be cleared when the lockfile changes.")}),
+     {("ana", "make lint"), ("ben", "CI cache")}),
+    (False, frozenset(), {("ana", "make lint"), ("ben", "CI cache"), ("ben", "Always use tabs"), ("ana", "Never use tabs")}),
+])
+def test_what_the_prompt_hook_and_search_may_tell_of_teammates_is_what_the_briefing_may(gated, accepted, told):
+    team = rules.Team("me", (), accepted, gated=gated)
+    with Memory.of(NOTES) as memory:
+        kept = team.admitted(memory)
+    words = ("make lint", "CI cache", "emoji", "Always use tabs", "Never use tabs")
+    assert {(rules.person_of(path), w) for path, learned in kept.items() for _, text in learned
+            for w in words if w in text} == told  # never ana's preference alone, in no mode
+
+
+def test_memory_md_marks_what_the_reader_has_not_reviewed():
+    team = rules.Team("me", (), frozenset())
+    found = clusters()
+    assert ", ben, not yet reviewed: " in team.bullet(by_text(found, "CI cache"))
+    assert "reviewed" not in team.bullet(by_text(found, "make lint")) + team.bullet(by_text(found, "emoji"))
+    assert "reviewed" not in rules.Team("me", (), frozenset(), gated=False).bullet(by_text(found, "CI cache"))

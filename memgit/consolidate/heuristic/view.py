@@ -50,9 +50,64 @@ def view(db: sqlite3.Connection, singles: int | None = 40) -> View:
             n -= len(_lonely(db, kind))  # counted above, but listed with the wide clusters
             left_out[kind] = max(0, n - singles)
         chosen += found
+    of_leader = _clusters(db, chosen)
+    for a, b in db.execute("SELECT ga.leader, gb.leader FROM conflicts c JOIN groups ga ON ga.id = c.a "
+                           "JOIN groups gb ON gb.id = c.b"):
+        cluster, other = of_leader[a], of_leader[b]
+        if other is cluster or desc(other.recency) > desc(cluster.recency):
+            continue  # the other is older: it does not supersede this one
+        if desc(other.recency) == desc(cluster.recency) and normalise(other.text) <= normalise(cluster.text):
+            continue  # the same age: the later text in sort order holds, so the result is deterministic
+        current = cluster.superseded_by
+        if current is None or rank_key(other) < rank_key(current):
+            cluster.superseded_by = other
+    superseded = sum(1 for c in of_leader.values() if c.superseded_by is not None)
+    return View(sorted(of_leader.values(), key=rank_key), total - superseded, superseded, left_out)
+
+
+def clusters_of(db: sqlite3.Connection, leaders: Iterable[int]) -> list[Cluster]:
+    """The clusters these groups lead, with every member (not which supersedes which: `view` says that)."""
+    return list(_clusters(db, leaders).values())
+
+
+def _under(prefix: str) -> tuple[str, tuple[str, str]]:
+    """The condition (over members as `m`) of a note under the folder `prefix`, and its arguments."""
+    return "(m.path >= ? AND m.path < ?)", (prefix + "/", prefix + "0")  # "0" follows "/"
+
+
+def leaders_with(db: sqlite3.Connection, prefix: str, *, mixed: bool = False, kind: str | None = None) -> set[int]:
+    """The clusters (by leader) holding a learning of a note under the folder `prefix`: with `mixed`,
+    those holding one of a note elsewhere too; with `kind`, those of that type only."""
+    under, args = _under(prefix)
+    of_kind, more = (" AND g.type = ?", (kind,)) if kind else ("", ())
+    if mixed:
+        return {leader for leader, in db.execute(
+            f"SELECT g.leader FROM members m JOIN groups g ON g.id = m.gid WHERE 1{of_kind} GROUP BY g.leader "  # noqa: S608
+            f"HAVING max({under}) = 1 AND min({under}) = 0", more + args + args)}
+    return {leader for leader, in db.execute(
+        f"SELECT DISTINCT g.leader FROM members m JOIN groups g ON g.id = m.gid WHERE {under}{of_kind}",  # noqa: S608
+        args + more)}
+
+
+def members_under(db: sqlite3.Connection, prefix: str, *, but: str) -> list[tuple[str, str, str]]:
+    """(path, type, text) of the learnings of the notes under the folder `prefix`, but those of type `but`."""
+    under, args = _under(prefix)
+    return db.execute(f"SELECT m.path, g.type, m.text FROM members m JOIN groups g ON g.id = m.gid "  # noqa: S608
+                      f"WHERE {under} AND g.type != ?", (*args, but)).fetchall()
+
+
+def group_texts(db: sqlite3.Connection, *, whole: str) -> list[tuple[int, str, str]]:
+    """(leader, type, norm) of every group; for the groups of type `whole`, whose norm is no text of
+    theirs (a command's key), (leader, type, text) of each member instead."""
+    return [*db.execute("SELECT leader, type, norm FROM groups WHERE type != ?", (whole,)),
+            *db.execute("SELECT g.leader, g.type, m.text FROM groups g JOIN members m ON m.gid = g.id "
+                        "WHERE g.type = ?", (whole,))]
+
+
+def _clusters(db: sqlite3.Connection, leaders: Iterable[int]) -> dict[int, Cluster]:
     db.execute("CREATE TEMP TABLE IF NOT EXISTS chosen(leader INTEGER PRIMARY KEY)")
     db.execute("DELETE FROM chosen")
-    db.executemany("INSERT INTO chosen(leader) VALUES (?)", ((leader,) for leader in chosen))
+    db.executemany("INSERT OR IGNORE INTO chosen(leader) VALUES (?)", ((leader,) for leader in leaders))
     of_leader: dict[int, Cluster] = {}
     # Note by note, then the members of the chosen groups in one range each: joining the two in
     # SQLite would look up a note per member, the slowest part of a 10k-note scope's view.
@@ -67,18 +122,7 @@ def view(db: sqlite3.Connection, singles: int | None = 40) -> View:
         if cluster is None:
             cluster = of_leader[leader] = Cluster(kind)
         cluster.occurrences.append(Occurrence(kind, text, path, *notes[path]))
-    for a, b in db.execute("SELECT ga.leader, gb.leader FROM conflicts c JOIN groups ga ON ga.id = c.a "
-                           "JOIN groups gb ON gb.id = c.b"):
-        cluster, other = of_leader[a], of_leader[b]
-        if other is cluster or desc(other.recency) > desc(cluster.recency):
-            continue  # the other is older: it does not supersede this one
-        if desc(other.recency) == desc(cluster.recency) and normalise(other.text) <= normalise(cluster.text):
-            continue  # the same age: the later text in sort order holds, so the result is deterministic
-        current = cluster.superseded_by
-        if current is None or rank_key(other) < rank_key(current):
-            cluster.superseded_by = other
-    superseded = sum(1 for c in of_leader.values() if c.superseded_by is not None)
-    return View(sorted(of_leader.values(), key=rank_key), total - superseded, superseded, left_out)
+    return of_leader
 
 
 def _lonely(db: sqlite3.Connection, kind: str) -> set[int]:
