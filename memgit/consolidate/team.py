@@ -99,20 +99,19 @@ class Team:
     def admitted(self, memory) -> dict[str, set[tuple[str, str]]]:
         """Each teammate's note of `memory` (a heuristic Memory holding their notes under
         `team/<person>/…`) with the learnings of it the reader may be told, as (type, text): those of
-        the clusters `keeps` keeps, what the prompt hook and search may find. Only the clusters that
-        may be kept are read: with review "new" the accepted ones and those the reader holds too;
-        else the preferences (the rest is kept whole)."""
+        the clusters `keeps` keeps that the reader accepted (review "new"; one the reader holds too is
+        found in their own note) or all of them (review "none"). Only those clusters are read: the
+        accepted ones; with "none" the preferences (the rest is kept whole)."""
         db = memory.db
         kept: dict[str, set[tuple[str, str]]] = {}
-        if self.gated:
-            leaders = view.leaders_with(db, TEAM_DIR, mixed=True)
-            if self.accepted:  # a group's norm is its members' normalised words (a command's: its key)
-                leaders |= {leader for leader, kind, words in view.group_texts(db, whole="command")
-                            if (learning_key(kind, words) if kind == "command" else _key(kind, words)) in self.accepted}
+        if self.gated:  # a group's norm is its members' normalised words (a command's: its key)
+            leaders = {leader for leader, kind, words in view.group_texts(db, whole="command")
+                       if (learning_key(kind, words) if kind == "command" else _key(kind, words)) in self.accepted
+                       } if self.accepted else set()
         else:
             for path, kind, text in view.members_under(db, TEAM_DIR, but="preference"):
                 kept.setdefault(path, set()).add((kind, text))
-            leaders = view.leaders_with(db, TEAM_DIR, kind="preference")
+            leaders = view.leaders_with(db, TEAM_DIR, "preference")
         for c in view.clusters_of(db, leaders):
             if (self.gated or c.type == "preference") and self.keeps(c):
                 for o in c.occurrences:

@@ -75,18 +75,12 @@ def _under(prefix: str) -> tuple[str, tuple[str, str]]:
     return "(m.path >= ? AND m.path < ?)", (prefix + "/", prefix + "0")  # "0" follows "/"
 
 
-def leaders_with(db: sqlite3.Connection, prefix: str, *, mixed: bool = False, kind: str | None = None) -> set[int]:
-    """The clusters (by leader) holding a learning of a note under the folder `prefix`: with `mixed`,
-    those holding one of a note elsewhere too; with `kind`, those of that type only."""
+def leaders_with(db: sqlite3.Connection, prefix: str, kind: str) -> set[int]:
+    """The clusters (by leader) of type `kind` holding a learning of a note under the folder `prefix`."""
     under, args = _under(prefix)
-    of_kind, more = (" AND g.type = ?", (kind,)) if kind else ("", ())
-    if mixed:
-        return {leader for leader, in db.execute(
-            f"SELECT g.leader FROM members m JOIN groups g ON g.id = m.gid WHERE 1{of_kind} GROUP BY g.leader "  # noqa: S608
-            f"HAVING max({under}) = 1 AND min({under}) = 0", more + args + args)}
     return {leader for leader, in db.execute(
-        f"SELECT DISTINCT g.leader FROM members m JOIN groups g ON g.id = m.gid WHERE {under}{of_kind}",  # noqa: S608
-        args + more)}
+        f"SELECT DISTINCT g.leader FROM members m JOIN groups g ON g.id = m.gid WHERE {under} AND g.type = ?",  # noqa: S608
+        (*args, kind))}
 
 
 def members_under(db: sqlite3.Connection, prefix: str, *, but: str) -> list[tuple[str, str, str]]:
