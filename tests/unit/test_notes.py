@@ -100,3 +100,29 @@ def test_libyaml_and_pure_python_yaml_write_the_same_note(monkeypatch):
     monkeypatch.delattr(yaml, "CBaseLoader", raising=False)
     assert render_note(note) == fast
     assert parse_note(fast) == note
+
+
+def test_a_plain_front_matter_is_read_as_yaml_reads_it_and_any_other_goes_to_yaml():
+    import random
+    import string
+
+    import yaml
+
+    from memgit.core.notes import _dump_yaml, _plain_meta
+
+    rng = random.Random(7)
+    alphabet = string.ascii_letters + string.digits + " :#-'\"[]{},&*!|>%@`?~\t\\é/.\u2028"
+    read_plainly = 0
+    for i in range(4000):
+        value = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        if i % 2:  # as render_note writes them
+            text = _dump_yaml({"session": value, "keywords": [value[:4], value[4:]], "cwd": value[::-1]})
+        else:  # as a person might edit them
+            text = "session: " + "".join(rng.choice(alphabet + "\n") for _ in range(rng.randint(0, 14))) + "\n"
+        quick = _plain_meta(text)
+        if quick is None:
+            continue
+        read_plainly += 1
+        assert quick == yaml.load(text, Loader=yaml.BaseLoader), text
+    assert read_plainly > 1000
+    assert _plain_meta("a: b\n  c\n") is None and _plain_meta("a: x # note\n") is None  # YAML's to read

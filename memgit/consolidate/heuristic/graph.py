@@ -94,6 +94,8 @@ _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 
 def normalise(text: str) -> str:
     """Lowercase, unify quotes and dashes, collapse whitespace, drop the final punctuation."""
+    if text.isascii():  # NFKC and the quotes' table leave ASCII as it is, and casefold is lower there
+        return " ".join(text.lower().split()).rstrip(" .;:!,…")
     text = unicodedata.normalize("NFKC", text).translate(_PUNCT).casefold()
     return " ".join(text.split()).rstrip(" .;:!,…")
 
@@ -113,8 +115,19 @@ def _fold(word: str) -> str:
 
 def content_words(text: str) -> frozenset[str]:
     """The words that carry meaning: stop words dropped, plurals folded ("checkpoints" ~ "checkpoint")."""
-    return frozenset(_fold(w) for w in _WORD.findall(normalise(text))
+    folded = _FOLDED
+    return frozenset(folded.get(w) or _folded(w) for w in _WORD.findall(normalise(text))
                      if w not in _STOP and (len(w) > 1 or w.isdigit()))  # "don't" leaves a "t"
+
+
+_FOLDED: dict[str, str] = {}  # _fold's answers: a large scope's tens of thousands of learnings share their words
+
+
+def _folded(word: str) -> str:
+    if len(_FOLDED) > 1 << 18:
+        _FOLDED.clear()
+    found = _FOLDED[word] = _fold(word)
+    return found
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:

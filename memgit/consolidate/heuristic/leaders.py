@@ -29,7 +29,8 @@ from memgit.consolidate.heuristic.graph import (
     CHOICE_TYPES, THRESHOLD, Signature, contradicts, probe, signature, similar, threshold,
 )
 
-EVERYONE, LEADERS = 0, 1  # postings: of every group (for similar ones and contradictions), of leaders
+EVERYONE, LEADERS = 0, 1
+EPS = 1e-9  # postings: of every group (for similar ones and contradictions), of leaders
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,35 +66,45 @@ class Leaders:
         return the postings, each group's leader and the contradictions, for the caller to write.
 
         The postings are kept in memory meanwhile, so nothing cascades: a full build of a
-        10,000-note scope is a matter of the similarity tests alone.
+        10,000-note scope is a matter of the similarity tests alone. Each group's words are put in
+        the token order once (its prefixes, `_prefix`, are the heads of that list), and a leader is
+        tested only when the sizes and the places of the words the two share let it reach the
+        threshold (`_reaching`).
         """
         self._order = counts
         self._static.clear()
+        static = self._static
         postings: dict[tuple[int, str, str], list[int]] = {}
         leader_of: dict[int, int] = {}
         conflicts: list[tuple[int, int]] = []
-        for group in sorted(groups, key=lambda g: g.rank):
-            self._static[group.id] = (group.rank, signature(group.type, group.norm))
-            sig = self._static[group.id][1]
-            if group.type in CHOICE_TYPES:
-                for other in self._posted(postings, EVERYONE, group, probe):
-                    if contradicts(sig, self._static[other][1]):
-                        conflicts += [(group.id, other), (other, group.id)]
-            for token in self._prefix(group, probe):
-                postings.setdefault((EVERYONE, group.type, token), []).append(group.id)
-            leader = self._pick(group, self._posted(postings, LEADERS, group, threshold))
-            leader_of[group.id] = leader
-            if leader == group.id:
-                for token in self._prefix(group, threshold):
-                    postings.setdefault((LEADERS, group.type, token), []).append(group.id)
-        return postings, leader_of, conflicts
+        leads: dict[tuple[str, str], list[tuple[int, int, int]]] = {}  # (type, token) -> (leader, position, words)
 
-    def _posted(self, postings: dict, kind: int, group: Group, least: Callable[[int], float]) -> set[int]:
-        found: set[int] = set()
-        for token in self._prefix(group, least):
-            found.update(postings.get((kind, group.type, token), ()))
-        found.discard(group.id)
-        return found
+        def order(word: str) -> tuple[int, str]:
+            return counts.get(word, 0), word
+
+        for group in sorted(groups, key=lambda g: g.rank):
+            gid, kind = group.id, group.type
+            sig = signature(kind, group.norm)
+            static[gid] = (group.rank, sig)
+            ordered = sorted(sig.words, key=order)
+            n = len(ordered)
+            probing = ordered[: n - math.ceil(probe(n) * n) + 1]
+            if kind in CHOICE_TYPES:
+                for other in _gathered(postings, EVERYONE, kind, probing, gid):
+                    if contradicts(sig, static[other][1]):
+                        conflicts += [(gid, other), (other, gid)]
+            for token in probing:
+                postings.setdefault((EVERYONE, kind, token), []).append(gid)
+            least = threshold(n)
+            leading = ordered[: n - math.ceil(least * n) + 1]
+            leader = self._pick(group, _reaching(leads, kind, leading, n, least))
+            leader_of[gid] = leader
+            if leader == gid:
+                for j, token in enumerate(leading):
+                    leads.setdefault((kind, token), []).append((gid, j, n))
+        for (kind, token), found in leads.items():
+            postings[(LEADERS, kind, token)] = [gid for gid, _, _ in found]
+        return postings, leader_of, conflicts
 
     def _counts(self) -> dict[str, int]:
         if self._order is None:
@@ -164,8 +175,9 @@ class Leaders:
         if not size:
             return group.id
         best, best_score, best_rank = group.id, 0.0, group.rank
+        static = self._static
         for gid in leaders:
-            rank, theirs = self.about(gid)
+            rank, theirs = static.get(gid) or self.about(gid)
             if rank > group.rank:
                 continue
             words = theirs.words
@@ -231,3 +243,33 @@ class Leaders:
                                 [(g.id, group.id) for g in affected])
             self._decide([Group(g.id, g.type, g.norm, g.priority, -1 if g.leader == group.id else g.leader)
                           for g in affected])
+
+
+def _gathered(postings: dict, kind: int, type_: str, tokens: list[str], gid: int) -> set[int]:
+    """The groups posted under any of `tokens` (of `kind`, of type `type_`), but `gid`."""
+    found: set[int] = set()
+    for token in tokens:
+        found.update(postings.get((kind, type_, token), ()))
+    found.discard(gid)
+    return found
+
+
+def _reaching(leads: dict, type_: str, prefix: list[str], size: int, least: float) -> list[int]:
+    """The leaders posted under `prefix` (of a group of type `type_` and `size` words) that may reach
+    Jaccard `least` with it, by PPJoin's length and position filters: Jaccard >= t needs |B| between
+    t|A| and |A|/t, and t/(1+t)(|A|+|B|) words in common; the words two sets share before a shared
+    word w (in the token order) are all before w in both, so at w at most those, w, and the fewer of
+    the words after w in either remain. Only pairs that cannot be similar are left out: `_pick` tests
+    the rest. `EPS` leans every bound toward keeping a pair (floating point)."""
+    low, high, share = least * size - EPS, size / least + EPS, least / (1 + least)
+    common: dict[int, int] = {}
+    for i, token in enumerate(prefix):
+        for gid, j, other in leads.get((type_, token), ()):
+            seen = common.get(gid, 0)
+            if seen < 0 or other < low or other > high:
+                continue
+            if seen + 1 + min(size - i - 1, other - j - 1) >= share * (size + other) - EPS:
+                common[gid] = seen + 1
+            else:
+                common[gid] = -1  # it cannot reach the threshold any more
+    return [gid for gid, seen in common.items() if seen > 0]

@@ -116,7 +116,8 @@ class Memory:
 
         The groups are decided at once (`Leaders.assign_all`), and everything is written at the end.
         """
-        keys = {group_key(o) for _, occurrences_, _ in found for o in occurrences_}
+        keyed = [[group_key(o) for o in occurrences_] for _, occurrences_, _ in found]
+        keys = {key for of_note in keyed for key in of_note}
         counts: dict[str, int] = {}
         for kind, norm in keys:
             for word in signature(kind, norm).words:
@@ -124,10 +125,9 @@ class Memory:
         ids: dict[tuple[str, str], int] = {}
         groups: list[Group] = []
         notes, members = [], []
-        for path, occurrences_, (version, session, when, title, source) in found:
+        for (path, occurrences_, (version, session, when, title, source)), of_note in zip(found, keyed):
             notes.append((path, version, session, -desc(when), when, title, source))
-            for seq, o in enumerate(occurrences_):
-                key = group_key(o)
+            for seq, (o, key) in enumerate(zip(occurrences_, of_note)):
                 gid = ids.get(key)
                 if gid is None:
                     gid = ids[key] = len(ids) + 1
