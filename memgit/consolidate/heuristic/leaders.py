@@ -11,7 +11,9 @@ renders.
 Candidates come from prefix-filter postings: two sets with Jaccard >= t share a token among their
 first |x| - ceil(t·|x|) + 1 tokens in any fixed global order. The order is rarest first, by the
 token counts frozen when the Memory was last built in full (new tokens count as rare); it decides
-how fast candidates are found, never which pairs are similar.
+how fast candidates are found, never which pairs are similar. Each group is posted under its prefix
+for the merge threshold (`posted`; a choice's under the longer one for contradictions, `probe`), and
+a leader is found among the groups posted under the same tokens that lead a cluster now.
 
 The groups, postings and conflicts live in the Memory's database (memgit.consolidate.heuristic.memory).
 """
@@ -29,8 +31,8 @@ from memgit.consolidate.heuristic.graph import (
     CHOICE_TYPES, THRESHOLD, Signature, contradicts, probe, signature, similar, threshold,
 )
 
-EVERYONE, LEADERS = 0, 1
-EPS = 1e-9  # postings: of every group (for similar ones and contradictions), of leaders
+EVERYONE = 0  # the postings' kind: every group's prefix (the table keeps the column; leaders are read from `groups`)
+EPS = 1e-9  # how far `_reaching` leans each bound toward keeping a pair (floating point)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,22 +90,22 @@ class Leaders:
             static[gid] = (group.rank, sig)
             ordered = sorted(sig.words, key=order)
             n = len(ordered)
-            probing = ordered[: n - math.ceil(probe(n) * n) + 1]
-            if kind in CHOICE_TYPES:
-                for other in _gathered(postings, EVERYONE, kind, probing, gid):
-                    if contradicts(sig, static[other][1]):
-                        conflicts += [(gid, other), (other, gid)]
-            for token in probing:
-                postings.setdefault((EVERYONE, kind, token), []).append(gid)
             least = threshold(n)
             leading = ordered[: n - math.ceil(least * n) + 1]
+            if kind in CHOICE_TYPES:
+                probing = ordered[: n - math.ceil(probe(n) * n) + 1]
+                for other in _gathered(postings, kind, probing, gid):
+                    if contradicts(sig, static[other][1]):
+                        conflicts += [(gid, other), (other, gid)]
+            else:
+                probing = leading
+            for token in probing:
+                postings.setdefault((EVERYONE, kind, token), []).append(gid)
             leader = self._pick(group, _reaching(leads, kind, leading, n, least))
             leader_of[gid] = leader
             if leader == gid:
                 for j, token in enumerate(leading):
                     leads.setdefault((kind, token), []).append((gid, j, n))
-        for (kind, token), found in leads.items():
-            postings[(LEADERS, kind, token)] = [gid for gid, _, _ in found]
         return postings, leader_of, conflicts
 
     def _counts(self) -> dict[str, int]:
@@ -131,23 +133,26 @@ class Leaders:
             found = self._static[gid] = ((priority, kind, norm), signature(kind, norm))
         return found
 
-    def _candidates(self, kind: int, group: Group, least: Callable[[int], float], *,
+    def _candidates(self, group: Group, least: Callable[[int], float], *, leaders: bool = False,
                     sizes: tuple[float, float] | None = None) -> list[int]:
-        """Groups sharing a prefix token with `group` (and, with `sizes`, of a word count between them)."""
+        """Groups sharing a prefix token with `group` (those leading a cluster, with `leaders`; with
+        `sizes`, of a word count between them)."""
         tokens = self._prefix(group, least)
         if not tokens:
             return []
         marks = ",".join("?" * len(tokens))
         query = (f"SELECT DISTINCT p.gid FROM postings p JOIN groups g ON g.id = p.gid WHERE p.kind = ? AND "  # noqa: S608
                  f"p.type = ? AND p.token IN ({marks}) AND p.gid != ?")
-        params: tuple = (kind, group.type, *tokens, group.id)
+        params: tuple = (EVERYONE, group.type, *tokens, group.id)
+        if leaders:
+            query += " AND g.leader = g.id"
         if sizes:
             query += " AND g.nwords BETWEEN ? AND ?"
             params += sizes
         return [gid for gid, in self.db.execute(query, params)]
 
-    def _post(self, kind: int, group: Group, least: Callable[[int], float], *, add: bool) -> None:
-        rows = [(kind, group.type, token, group.id) for token in self._prefix(group, least)]
+    def _post(self, group: Group, *, add: bool) -> None:
+        rows = [(EVERYONE, group.type, token, group.id) for token in self._prefix(group, posted(group.type))]
         if add:
             self.db.executemany("INSERT OR IGNORE INTO postings(kind, type, token, gid) VALUES (?, ?, ?, ?)", rows)
         else:
@@ -156,14 +161,14 @@ class Leaders:
     def _similar(self, group: Group) -> list[Group]:
         """The groups similar to `group` (its followers among them): those a change of it may affect."""
         sig = signature(group.type, group.norm)
-        found = [gid for gid in self._candidates(EVERYONE, group, threshold) if similar(sig, self.about(gid)[1])]
+        found = [gid for gid in self._candidates(group, threshold) if similar(sig, self.about(gid)[1])]
         return [self.group(gid) for gid in found]
 
     def _best_leader(self, group: Group) -> int:
         """The most similar leader of higher priority (ties: the higher priority), else the group itself."""
         size = len(signature(group.type, group.norm).words)
         sizes = (THRESHOLD * size, size / THRESHOLD)  # Jaccard >= t needs t|A| <= |B| <= |A|/t
-        return self._pick(group, self._candidates(LEADERS, group, threshold, sizes=sizes) if size else ())
+        return self._pick(group, self._candidates(group, threshold, leaders=True, sizes=sizes) if size else ())
 
     def _pick(self, group: Group, leaders: Iterable[int]) -> int:
         """Of these leaders, the most similar one of higher priority (ties: the higher priority), else
@@ -193,10 +198,10 @@ class Leaders:
 
     def settle(self, group: Group, *, last: bool = False) -> None:
         """Place a new group (post it, link its contradictions), then decide what it affects."""
-        self._post(EVERYONE, group, probe, add=True)
+        self._post(group, add=True)
         if group.type in CHOICE_TYPES:
             sig = signature(group.type, group.norm)
-            rows = [(a, b) for other in self._candidates(EVERYONE, group, probe)
+            rows = [(a, b) for other in self._candidates(group, probe)
                     if contradicts(sig, self.about(other)[1])
                     for a, b in ((group.id, other), (other, group.id))]
             self.db.executemany("INSERT OR IGNORE INTO conflicts(a, b) VALUES (?, ?)", rows)
@@ -223,7 +228,6 @@ class Leaders:
                 self.db.execute("UPDATE groups SET leader = ? WHERE id = ?", (leader, gid))
             if was == now:
                 continue
-            self._post(LEADERS, group, threshold, add=now)
             if last:
                 continue  # built in priority order: no group of lower priority exists yet
             for other in self._similar(group):
@@ -234,10 +238,9 @@ class Leaders:
         self.db.execute("DELETE FROM groups WHERE id = ?", (group.id,))
         self.db.execute("DELETE FROM backing WHERE gid = ?", (group.id,))
         self._static.pop(group.id, None)
-        self._post(EVERYONE, group, probe, add=False)
+        self._post(group, add=False)
         self.db.execute("DELETE FROM conflicts WHERE a = ? OR b = ?", (group.id, group.id))
         if group.leader == group.id:
-            self._post(LEADERS, group, threshold, add=False)
             affected = [g for g in self._similar(group) if g.rank > group.rank]
             self.db.executemany("UPDATE groups SET leader = -1 WHERE id = ? AND leader = ?",
                                 [(g.id, group.id) for g in affected])
@@ -245,11 +248,17 @@ class Leaders:
                           for g in affected])
 
 
-def _gathered(postings: dict, kind: int, type_: str, tokens: list[str], gid: int) -> set[int]:
-    """The groups posted under any of `tokens` (of `kind`, of type `type_`), but `gid`."""
+def posted(type_: str) -> Callable[[int], float]:
+    """The share a group's prefix in the postings is taken for: the merge threshold's (what similar
+    groups share, `similar`), a choice's the contradictions' (`probe`, the longer prefix)."""
+    return probe if type_ in CHOICE_TYPES else threshold
+
+
+def _gathered(postings: dict, type_: str, tokens: list[str], gid: int) -> set[int]:
+    """The groups posted under any of `tokens` (of type `type_`), but `gid`."""
     found: set[int] = set()
     for token in tokens:
-        found.update(postings.get((kind, type_, token), ()))
+        found.update(postings.get((EVERYONE, type_, token), ()))
     found.discard(gid)
     return found
 

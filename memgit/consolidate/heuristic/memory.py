@@ -24,7 +24,8 @@ from memgit.consolidate.heuristic.leaders import Group, Leaders, priority_of
 from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, portable
 from memgit.consolidate.heuristic.view import View
 
-SCHEMA_VERSION = 3  # 3: members stored by group, so a cluster's members are read in one range
+SCHEMA_VERSION = 4  # 3: members stored by group, so a cluster's members are read in one range; 4: postings of
+#                    every group under the prefix `leaders.posted` says, leaders read from `groups`
 REBUILD_GROWTH = 2  # take the token order again once the groups have doubled since it was taken
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
