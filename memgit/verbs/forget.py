@@ -19,6 +19,7 @@ from memgit.core import vocab
 from memgit.core.ledger import format_message, one_line
 from memgit.core.notes import LEARNINGS_HEADING, split_front_matter
 from memgit.errors import NoMatch, UsageError
+from memgit.store.blobs import read_blobs
 from memgit.verbs import team_review
 from memgit.verbs.remember import NOTES_DIR, Written, scope_label, writable
 
@@ -74,6 +75,14 @@ def _files(repo, heads: dict[str, str]) -> list[tuple[str, str]]:
     """(branch, path) of every session note and pinned note on every scope's branch."""
     return [(b, p) for b in sorted(heads) for d in (SESSIONS_DIR, NOTES_DIR)
             for p in repo.list(heads[b], d) if p.endswith(".md")]
+
+
+def _texts(repo, heads: dict[str, str]) -> dict[tuple[str, str], str]:
+    """The text of every session note and pinned note on every scope's branch, read at once."""
+    blobs = {(b, p): blob for b in sorted(heads) for d in (SESSIONS_DIR, NOTES_DIR)
+             for p, blob in repo.blobs(heads[b], d).items() if p.endswith(".md")}
+    contents = read_blobs(repo, set(blobs.values()))  # git cat-file, not a read per note
+    return {key: contents[blob].decode("utf-8", "replace") for key, blob in blobs.items()}
 
 
 def _by_path(repo, heads: dict[str, str], target: str) -> list[Drop]:
@@ -152,7 +161,7 @@ def plan(cfg: Config, target: str) -> ForgetPlan:
         heads = {b: h for b, h in repo.branches().items() if b == vocab.MAIN or b.startswith(vocab.PREFIX)}
         drops, how = _by_path(repo, heads, target), "note"
         if not drops:
-            texts = {(b, p): (repo.read(heads[b], p) or b"").decode("utf-8", "replace") for b, p in _files(repo, heads)}
+            texts = _texts(repo, heads)
             drops, how = _by_session(texts, target), "session"
             if not drops:
                 drops, how = _by_query(texts, target), "query"

@@ -20,6 +20,7 @@ import logging
 from memgit.config import Config
 from memgit.consolidate import team as rules
 from memgit.consolidate.heuristic import cache as memory_cache
+from memgit.consolidate.heuristic import view
 from memgit.consolidate.heuristic.graph import note_occurrences, recency
 from memgit.consolidate.heuristic.memory import Memory
 from memgit.core import join as identity
@@ -32,6 +33,7 @@ from memgit.verbs import joining
 
 log = logging.getLogger("memgit.verbs.team_memory")
 ACCEPTED, HIDDEN = "team/accepted.md", "team/hidden.md"
+HIDING = "team hidden"  # the Memory's record of what the reader had hidden when it was last brought up to date
 
 
 def mates(repo, branch: str, head: str) -> tuple[str, list[tuple[str, str, str]]] | None:
@@ -62,34 +64,44 @@ def keys(repo, rev: str, path: str) -> set[str]:
 def shared_memory(repo, cfg: Config, branch: str, head: str) -> tuple[Memory, rules.Team] | None:
     """The branch's memory with its teammates' notes, and who is who; None when it has no teammate
     (then the project's own memory is the one: memgit.verbs.consolidate_read.scope_memory). The
-    caller closes the Memory."""
+    caller closes the Memory.
+
+    A note is read again when its blob changed; a teammate's also when what the reader hid changed
+    what of it is read: its version names the hidden learnings it held (`<blob>:<key>,<key>`), and
+    the learnings it holds are in the Memory, so a forget reads the few notes holding that learning.
+    """
     found = mates(repo, branch, head)
     if not found or not found[1]:
         return None
     me, people = found
     hidden = keys(repo, head, HIDDEN)
-    hidden_version = hashlib.sha1(" ".join(sorted(hidden)).encode()).hexdigest()[:8]
-    current = {p: (b, None) for p, b in repo.blobs(head, "sessions").items() if p.endswith(".md")}
+    wanted = {p: (b, None) for p, b in repo.blobs(head, "sessions").items() if p.endswith(".md")}
     counts = {}
     for person, _, sha in people:
         theirs = {p: b for p, b in repo.blobs(sha, "sessions").items() if p.endswith(".md")}
         counts[person] = len(theirs)
-        current.update({rules.note_path(person, p): (f"{b}:{hidden_version}", person) for p, b in theirs.items()})
+        wanted.update({rules.note_path(person, p): (b, person) for p, b in theirs.items()})
     memory = memory_cache.open_memory(cfg.state_dir, f"{branch} with its team")
     known = memory.versions()
     fresh = not len(memory)
-    for path in sorted(set(known) - set(current)):
+    for path in sorted(set(known) - set(wanted)):
         memory.remove(path)
+    hiding = hashlib.sha1(" ".join(sorted(hidden)).encode()).hexdigest()
+    again = set() if fresh or memory.get(HIDING) == hiding else _hidden_changed(memory, known, hidden)
+    changed = {path: v for path, v in wanted.items() if known.get(path, "").split(":", 1)[0] != v[0] or path in again}
+    contents = read_blobs(repo, {blob for blob, _ in changed.values()})  # at once: git cat-file
     added = []
-    changed = {path: v for path, v in current.items() if known.get(path) != v[0]}
-    contents = read_blobs(repo, {version.split(":", 1)[0] for version, _ in changed.values()})  # at once: git cat-file
-    for path, (version, person) in sorted(changed.items()):
-        note = _parsed(path, contents[version.split(":", 1)[0]])
+    for path, (blob, person) in sorted(changed.items()):
+        note = _parsed(path, contents[blob])
         if note is None:
             memory.remove(path)
             continue
+        version = blob
         if person:  # what the reader hid of this teammate's is not read
-            note.learnings = [x for x in note.learnings if rules.hidden_key(person, x.type, x.text) not in hidden]
+            held = [(x, rules.hidden_key(person, x.type, x.text)) for x in note.learnings]
+            note.learnings = [x for x, key in held if key not in hidden]
+            if applied := sorted({key for _, key in held if key in hidden}):
+                version = f"{blob}:{','.join(applied)}"
         added.append((path, version, note))
     if fresh:  # all at once: the token order is taken from them
         memory.build([(path, note_occurrences(path, note), (version, note.session or path, recency(note, path),
@@ -97,9 +109,20 @@ def shared_memory(repo, cfg: Config, branch: str, head: str) -> tuple[Memory, ru
     else:
         for path, version, note in added:
             memory.add(path, note, version=version)
+    memory.set(HIDING, hiding)
     team = rules.Team(me, tuple(rules.Mate(p, ref, sha, counts[p]) for p, ref, sha in people),
                       frozenset(keys(repo, head, ACCEPTED)), gated=cfg.team_review == "new")
     return memory, team
+
+
+def _hidden_changed(memory: Memory, known: dict[str, str], hidden: set[str]) -> set[str]:
+    """The teammates' notes to read again since what the reader hid changed: those holding a learning
+    now hidden, and those that held one no longer hidden."""
+    again = {path for path, version in known.items() if ":" in version
+             and not set(version.split(":", 1)[1].split(",")) <= hidden}
+    again.update(path for path, kind, text in view.members_under(memory.db, rules.TEAM_DIR)
+                 if rules.hidden_key(rules.person_of(path), kind, text) in hidden)
+    return again
 
 
 def searchable(repo, cfg: Config, branch: str, head: str) -> dict[str, tuple[str, frozenset[tuple[str, str]]]] | None:

@@ -14,6 +14,7 @@ from memgit.config import Config
 from memgit.consolidate import team as rules
 from memgit.core import vocab
 from memgit.core.ledger import format_message
+from memgit.store.blobs import read_blobs
 from memgit.verbs.remember import Written, scope_label, writable
 from memgit.verbs.team_memory import ACCEPTED, HIDDEN, mates, shared_memory
 
@@ -129,8 +130,10 @@ def matching(repo, query: str) -> list[tuple[str, str, list[str]]]:
     for branch in shared_branches(repo):
         read = mates(repo, branch, heads[branch])
         for person, _, sha in read[1] if read else ():
-            for path in repo.list(sha, "sessions"):
-                text = (repo.read(sha, path) or b"").decode("utf-8", "replace")
+            blobs = {path: blob for path, blob in repo.blobs(sha, "sessions").items() if path.endswith(".md")}
+            contents = read_blobs(repo, set(blobs.values()))  # at once: git cat-file
+            for path, blob in sorted(blobs.items()):
+                text = contents[blob].decode("utf-8", "replace")
                 lines = [line.strip() for line in text.splitlines()
                          if _LEARNING.match(line.strip()) and needle in line.casefold()]
                 if lines:

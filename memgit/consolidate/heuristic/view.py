@@ -83,7 +83,7 @@ def leaders_with(db: sqlite3.Connection, prefix: str, kind: str) -> set[int]:
         (*args, kind))}
 
 
-def members_under(db: sqlite3.Connection, prefix: str, *, but: str) -> list[tuple[str, str, str]]:
+def members_under(db: sqlite3.Connection, prefix: str, *, but: str = "") -> list[tuple[str, str, str]]:
     """(path, type, text) of the learnings of the notes under the folder `prefix`, but those of type `but`."""
     under, args = _under(prefix)
     return db.execute(f"SELECT m.path, g.type, m.text FROM members m JOIN groups g ON g.id = m.gid "  # noqa: S608
