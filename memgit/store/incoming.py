@@ -19,6 +19,7 @@ from memgit.store.objects import stored_objects
 from memgit.store.transport import describe_url
 
 Progress = Callable[[str], None]
+INDEX_WITH_GIT = 100  # objects from which a received pack is indexed by git (a process costs more than a few)
 
 
 def receive(repo, url: str, select: Callable[[Mapping[bytes, bytes | None]], dict[str, str]], *,
@@ -52,9 +53,8 @@ def receive(repo, url: str, select: Callable[[Mapping[bytes, bytes | None]], dic
             client.fetch_pack(path, wants, walker, pack.write, progress=bytes_progress(progress))
             if pack.tell():
                 pack.seek(0)
-                objects = struct.unpack(">L", pack.read(12)[8:12])[0]  # the pack header's object count
-                pack.seek(0)
-                store.add_thin_pack(pack.read, None)
+                objects = objects_of(pack)
+                _index_pack(store, raw.controldir(), pack)
             transport.settle_credentials(client)
         if check is not None:
             check(store, heads)
@@ -69,6 +69,38 @@ def receive(repo, url: str, select: Callable[[Mapping[bytes, bytes | None]], dic
         store.close()
         shutil.rmtree(quarantine, ignore_errors=True)
     return heads, objects
+
+
+def _index_pack(store: DiskObjectStore, git_dir: str, pack) -> None:
+    """Take the (thin) pack received into the quarantine: `git index-pack --fix-thin` when git is there
+    (its bases found through the quarantine's alternates; C, where dulwich indexes and writes the
+    pack again in Python), else dulwich's add_thin_pack."""
+    import subprocess
+
+    git = shutil.which("git")
+    if git and objects_of(pack) >= INDEX_WITH_GIT:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}  # memgit may run in a git hook
+        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_DIR=git_dir, GIT_OBJECT_DIRECTORY=store.path)
+        try:
+            pack.rollover()  # a file git can read
+            subprocess.run([git, "index-pack", "--stdin", "--fix-thin"], stdin=pack, capture_output=True, env=env,
+                           check=True)
+            return
+        except (OSError, subprocess.CalledProcessError) as e:
+            import logging
+
+            logging.getLogger(__name__).debug("git index-pack failed (%s); indexing through dulwich", e)
+            for name in os.listdir(store.pack_dir):  # what it may have left
+                os.unlink(os.path.join(store.pack_dir, name))
+            pack.seek(0)
+    store.add_thin_pack(pack.read, None)
+
+
+def objects_of(pack) -> int:
+    """The object count in the header of the pack `pack` (a file at its start: left there)."""
+    count = struct.unpack(">L", pack.read(12)[8:12])[0]
+    pack.seek(0)
+    return count
 
 
 def _haves(raw) -> list[bytes]:
