@@ -1,44 +1,65 @@
-"""Many blobs of a memory repository read at once: `git cat-file --batch` when git is there (10,000
+"""Many objects of a memory repository read at once: `git cat-file --batch` when git is there (10,000
 notes in ~0.2 s, where dulwich takes ~1.3 s), else one by one through the repository. The search
-index reads every note through it when it is built.
+index reads every note through it when it is built; a fetch's scan reads what arrived through it.
 """
 
 from __future__ import annotations
 
 import os
 
-BATCH = 200  # blobs from which `git cat-file --batch` reads them
+BATCH = 200  # objects from which `git cat-file --batch` reads them
 
 
 def read_blobs(repo, ids: set[str]) -> dict[str, bytes]:
     """The contents of blobs by id: many at once by `git cat-file --batch`, else (no git, a failure,
     a few) one by one through the repository."""
-    import shutil
-    import subprocess  # here, not at the top: the prompt hook imports the search index, and so this module
-
-    if len(ids) >= BATCH and (git := shutil.which("git")):
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}  # memgit may run in a git hook
-        env["GIT_CONFIG_NOSYSTEM"] = "1"
-        try:
-            done = subprocess.run([git, "--no-replace-objects", "--git-dir", str(repo.git_dir), "cat-file", "--batch"],
-                                  input="\n".join(ids).encode() + b"\n", capture_output=True, env=env, check=True)
-            return parse_batch(done.stdout, len(ids))
-        except (OSError, subprocess.CalledProcessError, ValueError) as e:
-            import logging
-
-            logging.getLogger(__name__).debug("git cat-file --batch failed (%s); reading through dulwich", e)
+    if len(ids) >= BATCH:
+        found = read_objects(repo.git_dir, ids)
+        if found is not None and all(kind == "blob" for kind, _ in found.values()):
+            return {sha: data for sha, (_, data) in found.items()}
     return {blob: repo.read_blob(blob) for blob in ids}
 
 
-def parse_batch(out: bytes, count: int) -> dict[str, bytes]:
-    """The contents `git cat-file --batch` printed for `count` blobs, by id."""
+def read_objects(git_dir, ids, *, objects_dir: str | None = None) -> dict[str, tuple[str, bytes]] | None:
+    """The kind and content of each object by id, by one `git cat-file --batch` (`objects_dir`: read
+    this object directory instead, with its alternates: a quarantine); None without git, or when git
+    fails or misses one (the caller reads them its own way)."""
+    import shutil
+    import subprocess  # here, not at the top: the prompt hook imports the search index, and so this module
+
+    git = shutil.which("git")
+    if not git:
+        return None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}  # memgit may run in a git hook
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    if objects_dir is not None:
+        env["GIT_OBJECT_DIRECTORY"] = os.fspath(objects_dir)
+    ids = list(ids)
+    try:
+        done = subprocess.run([git, "--no-replace-objects", "--git-dir", str(git_dir), "cat-file", "--batch"],
+                              input="\n".join(ids).encode() + b"\n", capture_output=True, env=env, check=True)
+        return parse_batch(done.stdout, len(ids))
+    except (OSError, subprocess.CalledProcessError, ValueError) as e:
+        import logging
+
+        logging.getLogger(__name__).debug("git cat-file --batch failed (%s); reading through dulwich", e)
+        return None
+
+
+def parse_batch(out: bytes, count: int) -> dict[str, tuple[str, bytes]]:
+    """The kinds and contents `git cat-file --batch` printed for `count` objects, by id.
+
+    Raises:
+        ValueError: it printed something else (an object it did not find: `<id> missing`).
+    """
     contents, at = {}, 0
     for _ in range(count):
         end = out.index(b"\n", at)
-        sha, kind, size = out[at:end].decode().split(" ")
-        if kind != "blob":
-            raise ValueError(f"{sha} is a {kind}")
+        fields = out[at:end].decode().split(" ")
+        if len(fields) != 3:
+            raise ValueError(f"git cat-file: {' '.join(fields)}")
+        sha, kind, size = fields
         at = end + 1 + int(size)
-        contents[sha] = out[end + 1:at]
+        contents[sha] = (kind, out[end + 1:at])
         at += 1  # the newline after the content
     return contents

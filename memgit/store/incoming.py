@@ -59,7 +59,8 @@ def receive(repo, url: str, select: Callable[[Mapping[bytes, bytes | None]], dic
         if check is not None:
             check(store, heads)
         arrived = (sha for pack in store.packs for sha in pack)  # the quarantine's own, not its alternates
-        crossing.refuse_secrets(scan_mod.scan_objects(stored_objects(store, arrived), repo.extra_patterns),
+        crossing.refuse_secrets(scan_mod.scan_objects(stored_objects(store, arrived, git_dir=raw.controldir(),
+                                                                    objects_dir=store.path), repo.extra_patterns),
                        f"take in what {describe_url(url)} sent: its history holds",
                        "Nothing was fetched. Remove them from that history on the machine that pushed them "
                        "(`memgit scan` there says where, `memgit purge` removes them)")

@@ -15,6 +15,7 @@ from typing import NamedTuple
 from dulwich.errors import ChecksumMismatch, FileFormatException
 from dulwich.objects import Blob, Commit, ShaFile, Tree
 
+from memgit.store.blobs import BATCH, read_objects
 from memgit.store.packs import MAX_PACKS, compact, write_pack
 
 # What dulwich raises reading a torn or garbled object file (TypeError: a loose file cut to one byte).
@@ -37,23 +38,41 @@ def every_object(store) -> Iterator[StoredObject]:
     return stored_objects(store, store)
 
 
-def stored_objects(store, shas) -> Iterator[StoredObject]:
-    """The objects named by `shas`, read from `store` (a torn one is skipped: `git fsck` reports it)."""
+def stored_objects(store, shas, *, git_dir=None, objects_dir: str | None = None) -> Iterator[StoredObject]:
+    """The objects named by `shas`, read from `store` (a torn one is skipped: `git fsck` reports it);
+    with `git_dir`, many at once by git when it is there (`objects_dir`: the object directory `store`
+    is, when it is not the repository's own: a quarantine)."""
+    if git_dir is not None:
+        shas = list(shas)
+        found = read_objects(git_dir, (sha.decode() for sha in shas), objects_dir=objects_dir) \
+            if len(shas) >= BATCH else None
+        if found is not None:
+            for sha in shas:
+                kind, data = found[sha.decode()]
+                yield _stored(sha, kind, ShaFile.from_raw_string(_TYPE_NUM[kind], data) if kind in _TYPE_NUM else None, data)
+            return
     for sha in shas:
         try:
             obj = store[sha]
         except UNREADABLE:
             continue
-        if isinstance(obj, Blob):
-            yield StoredObject(sha.decode(), "blob", obj.data)
-        elif isinstance(obj, Commit):
-            yield StoredObject(sha.decode(), "commit", obj.message, obj.tree.decode(),
-                               tuple(p.decode() for p in obj.parents), obj.commit_time)
-        elif isinstance(obj, Tree):
-            yield StoredObject(sha.decode(), "tree", b"\n".join(e.path for e in obj.iteritems()),
-                               entries=tuple((e.path, e.mode, e.sha.decode()) for e in obj.iteritems()))
-        else:
-            yield StoredObject(sha.decode(), obj.type_name.decode(), obj.as_raw_string())
+        yield _stored(sha, obj.type_name.decode(), obj, None)
+
+
+_TYPE_NUM = {"commit": Commit.type_num, "tree": Tree.type_num}  # parsed: their parts are read
+
+
+def _stored(sha: bytes, kind: str, obj: ShaFile | None, raw: bytes | None) -> StoredObject:
+    """One object as a scan reads it, from the parsed object or (a blob, a tag) its raw content."""
+    if isinstance(obj, Commit):
+        return StoredObject(sha.decode(), "commit", obj.message, obj.tree.decode(),
+                            tuple(p.decode() for p in obj.parents), obj.commit_time)
+    if isinstance(obj, Tree):
+        return StoredObject(sha.decode(), "tree", b"\n".join(e.path for e in obj.iteritems()),
+                            entries=tuple((e.path, e.mode, e.sha.decode()) for e in obj.iteritems()))
+    if raw is None:
+        raw = obj.data if isinstance(obj, Blob) else obj.as_raw_string()
+    return StoredObject(sha.decode(), kind, raw)
 
 
 class Objects:
