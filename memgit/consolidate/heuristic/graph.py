@@ -115,19 +115,21 @@ def _fold(word: str) -> str:
 
 def content_words(text: str) -> frozenset[str]:
     """The words that carry meaning: stop words dropped, plurals folded ("checkpoints" ~ "checkpoint")."""
-    folded = _FOLDED
-    return frozenset(folded.get(w) or _folded(w) for w in _WORD.findall(normalise(text))
-                     if w not in _STOP and (len(w) > 1 or w.isdigit()))  # "don't" leaves a "t"
+    words = _WORD.findall(normalise(text))
+    try:
+        found = frozenset(map(_CONTENT.__getitem__, words))
+    except KeyError:
+        if len(_CONTENT) > 1 << 18:
+            _CONTENT.clear()
+        for word in words:
+            if word not in _CONTENT:
+                _CONTENT[word] = _fold(word) if word not in _STOP and (len(word) > 1 or word.isdigit()) else ""
+        found = frozenset(map(_CONTENT.__getitem__, words))  # "don't" leaves a "t": no content
+    return found - _NOTHING if "" in found else found
 
 
-_FOLDED: dict[str, str] = {}  # _fold's answers: a large scope's tens of thousands of learnings share their words
-
-
-def _folded(word: str) -> str:
-    if len(_FOLDED) > 1 << 18:
-        _FOLDED.clear()
-    found = _FOLDED[word] = _fold(word)
-    return found
+_CONTENT: dict[str, str] = {}  # each word's content form, "" for none: a scope's learnings share their words
+_NOTHING = frozenset(("",))
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:

@@ -167,7 +167,7 @@ class Memory:
                                 "VALUES (?, ?, ?, ?, ?, ?, ?)", notes)
             self.db.executemany("INSERT INTO groups(id, type, norm, priority, leader, nwords, sessions, latest) "
                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                                [(g.id, g.type, g.norm, g.priority, leader_of[g.id], len(self.leaders.about(g.id)[1].words),
+                                [(g.id, g.type, g.norm, g.priority, leader_of[g.id], len(signature(g.type, g.norm).words),
                                   supported[g.id], latest[g.id]) for g in groups])
             self.db.executemany("INSERT INTO members(gid, path, seq, text, portable) VALUES (?, ?, ?, ?, ?)", members)
             self.db.executemany("INSERT INTO postings(kind, type, token, gid) VALUES (?, ?, ?, ?)",
