@@ -102,7 +102,7 @@ def normalise(text: str) -> str:
 
 def code_spans(text: str) -> tuple[str, ...]:
     """The code in backticks, whitespace collapsed, in order of appearance."""
-    return tuple(" ".join(span.split()) for span in _CODE.findall(text))
+    return tuple([" ".join(span.split()) for span in _CODE.findall(text)])
 
 
 def _fold(word: str) -> str:

@@ -273,11 +273,13 @@ def _reaching(leads: dict, type_: str, prefix: list[str], size: int, least: floa
     low, high, share = least * size - EPS, size / least + EPS, least / (1 + least)
     common: dict[int, int] = {}
     for i, token in enumerate(prefix):
+        after = size - i - 1
         for gid, j, other in leads.get((type_, token), ()):
             seen = common.get(gid, 0)
             if seen < 0 or other < low or other > high:
                 continue
-            if seen + 1 + min(size - i - 1, other - j - 1) >= share * (size + other) - EPS:
+            left = other - j - 1
+            if seen + 1 + (left if left < after else after) >= share * (size + other) - EPS:
                 common[gid] = seen + 1
             else:
                 common[gid] = -1  # it cannot reach the threshold any more
