@@ -23,6 +23,7 @@ LEDGER_KINDS = ("extract", "skip", "fail")
 PURGE = "purge"  # a history rewritten by `memgit purge`: an empty commit on each branch it rewrote
 PURGED_TRAILER = "Memgit-Purged"  # on a purge commit: `<kind> <count>`, one per kind removed
 REPLACES_TRAILER = "Memgit-Replaces"  # on a purge commit: `<remote>/<branch> <sha>`, the remote's head it replaces
+REWROTE_TRAILER = "Memgit-Rewrote"  # on a purge commit: `<old> <new>`, the commit a team's last share names, rewritten
 _LEDGER_SUBJECTS = tuple(f"{kind}(" for kind in LEDGER_KINDS)
 CACHE_VERSION = 4  # entries stored as lists in field order, pickled
 CUT_TRAILER = "Memgit-Cut"  # bytes at the end of the range that were no complete record (a cut transcript)

@@ -212,9 +212,10 @@ class Sent:
 
 
 def push(repo, t: TeamRemote, refs: Mapping[str, str], *, delete: Sequence[str] = (),
-         progress: Progress | None = None) -> Sent:
+         leases: Mapping[str, str] | None = None, progress: Progress | None = None) -> Sent:
     """Set the team remote's `refs` ({people/<me>/projects/<slug>: share commit}) and delete `delete`,
-    each only where it is the person's own and the remote holds what this machine last saw there.
+    each only where it is the person's own and the remote holds what this machine last saw there (or,
+    for a ref in `leases`, the commit named there: what a purge here replaced).
 
     Raises:
         RemoteError: a ref is not the person's own (nothing is sent); the remote refused one
@@ -234,7 +235,7 @@ def push(repo, t: TeamRemote, refs: Mapping[str, str], *, delete: Sequence[str] 
     def update_refs(old_refs):
         new = {}
         moved = sorted(b for b in {*refs, *delete}
-                       if (old := old_refs.get(HEADS + b.encode())) and old.decode() != seen.get(b))
+                       if (old := old_refs.get(HEADS + b.encode())) and old.decode() != (leases or {}).get(b, seen.get(b)))
         if moved:
             raise RemoteAhead(f"team {t.name} has {', '.join(moved)} as this machine never saw it (another machine of "
                               f"yours pushed there); nothing was pushed: run `memgit pull {t.name}` first")

@@ -76,6 +76,7 @@ def purge(cfg: Config, findings: Sequence[str] = (), paths: Sequence[str] = (), 
     """
     from memgit.store import ledger_cache, rewrite
     from memgit.store import scan as scan_mod
+    from memgit.verbs import team_purge
     from memgit.verbs.remember import writable
 
     with writable(cfg) as repo:
@@ -94,9 +95,11 @@ def purge(cfg: Config, findings: Sequence[str] = (), paths: Sequence[str] = (), 
         report = PurgeReport(str(cfg.repo_path), plan)
         if plan.empty or not confirm(plan):
             return report
-        messages = {branch: _message(branch, row["places"], paths, planned.remote_refs())
+        shared, own = team_purge.marks(repo, planned.history)  # what the teams' next pushes need
+        messages = {branch: _message(branch, row["places"], paths, planned.remote_refs(), shared.get(branch, []))
                     for branch, row in plan.branches.items()}
         report.commits = {branch: new for branch, (_, new) in planned.apply(repo, messages).items()}
+        team_purge.settle(repo, own)
         report.caches = _clear(cfg, [f for f in found if f.where in ("cache", "cache file name")])
         report.pruned = rewrite.drop_unreachable(repo)
         ledger_cache.load(repo, cfg.state_dir)  # rebuilt now; the context and search follow as `writable` closes
@@ -105,9 +108,10 @@ def purge(cfg: Config, findings: Sequence[str] = (), paths: Sequence[str] = (), 
         return report
 
 
-def _message(branch: str, places: dict[str, int], paths: Sequence[str], tracked: dict[str, str]) -> str:
+def _message(branch: str, places: dict[str, int], paths: Sequence[str], tracked: dict[str, str],
+             shared: list[tuple[str, str]]) -> str:
     """The purge commit's message: what went, by kind, and the remote heads it replaces (the lease
-    `memgit push --force` holds the remote to)."""
+    `memgit push --force` holds the remote to); `shared`: the teams' (memgit.verbs.team_purge)."""
     from memgit.store.rewrite import DROPPED
     from memgit.verbs.remember import scope_label
 
@@ -116,6 +120,7 @@ def _message(branch: str, places: dict[str, int], paths: Sequence[str], tracked:
                                    f"remove {secrets} possible secret(s) from the history" if secrets else ""]))
     trailers = [(PURGED_TRAILER, f"{kind} {n}") for kind, n in sorted(places.items())]
     trailers += [(REPLACES_TRAILER, f"{ref} {old}") for ref, old in tracked.items() if ref.partition("/")[2] == branch]
+    trailers += shared
     return format_message(PURGE, scope_label(branch), what, trailers=trailers)
 
 

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from memgit.config import Config
 from memgit.core import join as rules
 from memgit.core import scopes, vocab
-from memgit.core.ledger import format_message, parse_trailers
+from memgit.core.ledger import format_message
 from memgit.core.notes import split_front_matter
 from memgit.errors import MemgitError, RemoteAhead, RemoteError, UsageError
 from memgit.store import remote as transport
 from memgit.store import remote_log
 from memgit.store import team as store
-from memgit.verbs import joining
+from memgit.verbs import joining, team_purge
 from memgit.verbs.inspect import open_repo
 from memgit.verbs.remote_reports import PullReport, PushReport
 
@@ -174,15 +174,18 @@ def push(cfg: Config, name: str, *, progress: Progress = None) -> PushReport:
             repo.record_edits()
             heads = repo.branches()
             seen = {s: sha for (p, s), sha in store.fetched(repo, name).items() if p == t.person}
-            refs = {}
+            refs, leases = {}, {}
             for slug in t.shared:
                 branch = vocab.PREFIX + slug
                 if branch not in heads:
                     raise RemoteError(f"{branch} is shared with {name} but is not here any more (renamed or merged?); "
                                       f"memgit unshare {slug} --team {name}, then share its new name")
-                refs[store.remote_ref(t.person, slug)] = _share_commit(repo, t, slug, heads[branch], seen.get(slug))
+                ref = store.remote_ref(t.person, slug)
+                refs[ref] = _share_commit(repo, t, slug, heads[branch], seen.get(slug))
+                if slug not in seen and (replaced := team_purge.lease(repo, heads[branch], t.name, ref)):
+                    leases[ref] = replaced  # a purge here dropped what the team holds there: replace it
             delete = [store.remote_ref(t.person, s) for s in seen if s not in t.shared]
-            sent = store.push(repo, t, refs, delete=delete, progress=progress)
+            sent = store.push(repo, t, refs, delete=delete, leases=leases, progress=progress)
     except MemgitError as e:
         remote_log.record(cfg.state_dir, name, "push", False, e.message)
         raise
@@ -200,8 +203,9 @@ def _share_commit(repo, t: store.TeamRemote, slug: str, head: str, parent: str |
             of this head would take that machine's notes off the team.
     """
     if parent:
-        [info] = repo.walk(parent, limit=1)
-        sent_from = (parse_trailers(info.message).get("Memgit-Shared-From") or [""])[0]
+        sent_from = team_purge.shared_from(repo, parent)
+        if sent_from and not repo.resolve(sent_from):  # a purge here rewrote it
+            sent_from = team_purge.rewrite_of(repo, head, sent_from) or sent_from
         if sent_from and not (repo.resolve(sent_from) and repo.is_ancestor(sent_from, head)):
             raise RemoteAhead(f"people/{t.person}/projects/{slug} on {t.name} was last pushed from a memory this one "
                               f"lacks (commit {sent_from[:12]}, your other machine?); nothing was pushed: join that "
@@ -215,7 +219,7 @@ def _share_commit(repo, t: store.TeamRemote, slug: str, head: str, parent: str |
         lines.append(f"… and {len(added) + len(gone) - len(lines)} more")
     what = f"{len(added)} new session note(s)" + (f", {len(gone)} gone" if gone else "")
     message = format_message("share", slug, f"{t.person}: {what}", body="\n".join(lines),
-                             trailers=[("Memgit-Person", t.person), ("Memgit-Shared-From", head)])
+                             trailers=[("Memgit-Person", t.person), (team_purge.SHARED_FROM, head)])
     return store.share_commit(repo, head, parent, tree, person=t.person, message=message) or parent or ""
 
 
