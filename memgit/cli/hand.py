@@ -45,6 +45,9 @@ def forget(target, yes, repo_path, as_json) -> None:
 
     Shows what will go and asks; without a terminal to ask, or with --json, it needs --yes. One `forget`
     commit per scope, then the scope is consolidated again. `git revert` of the commit brings it back.
+    A teammate's learning (a shared project) is hidden for you alone, never changed in their notes: by
+    its note's path (team/<person>/…, as search shows it), its session, its id (`memgit review --team`
+    prints it) or its words.
 
     Example: memgit forget "uv run pytest" --yes
     """

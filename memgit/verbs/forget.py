@@ -145,7 +145,9 @@ def _body(text: str) -> str:
 
 def plan(cfg: Config, target: str) -> ForgetPlan:
     """What `forget TARGET` would remove: a note by path or file name, a session's notes, or the
-    learnings (and pinned notes) whose text holds TARGET, tried in that order.
+    learnings (and pinned notes) whose text holds TARGET, tried in that order; of a teammate's (a
+    shared project), what it would hide: a note's learnings by its path or session, a learning by its
+    id (`memgit review --team`) or its words.
 
     Raises:
         UsageError: TARGET is empty.
@@ -160,18 +162,34 @@ def plan(cfg: Config, target: str) -> ForgetPlan:
     with open_repo(cfg) as repo:
         heads = {b: h for b, h in repo.branches().items() if b == vocab.MAIN or b.startswith(vocab.PREFIX)}
         drops, how = _by_path(repo, heads, target), "note"
+        # A teammate's learning (a shared project) is hidden here, never changed in their ref: by its
+        # note's path, its session, its id (`memgit review --team`) or its words.
+        team = team_review.teammate_notes(repo) if not drops else {}
+        if not drops:
+            drops = [Drop(b, p, False, lines) for b, p, lines in team_review.named(team, target)]
         if not drops:
             texts = _texts(repo, heads)
-            drops, how = _by_session(texts, target), "session"
+            drops, how = _by_session({**texts, **team}, target), "session"
+            drops = _hidden_whole(drops, team)
             if not drops:
                 drops, how = _by_query(texts, target), "query"
-                # a teammate's learning (a shared project) is hidden here, never changed in their ref
-                drops += [Drop(b, p, False, lines) for b, p, lines in team_review.matching(repo, target)]
+                drops += [Drop(b, p, False, lines) for b, p, lines in team_review.matching(team, target)]
     if not drops:
         raise NoMatch(f"nothing matches {target!r}: no note of that path or name, no session of that id, "
                       "no learning or pinned note holding those words (`memgit search WORDS` finds them, "
                       "`memgit sessions` lists the sessions)")
     return ForgetPlan(target, how, drops, {d.branch: heads[d.branch] for d in drops})
+
+
+def _hidden_whole(drops: list[Drop], team: dict[tuple[str, str], str]) -> list[Drop]:
+    """The drops with a teammate's note named whole turned into its learnings, each to hide."""
+    out = []
+    for d in drops:
+        if not team_review.is_teammates(d.path):
+            out.append(d)
+        elif lines := team_review.learning_lines(team[(d.branch, d.path)]):
+            out.append(Drop(d.branch, d.path, False, lines))
+    return out
 
 
 def forget_in(repo, drops: list[Drop], heads: dict[str, str], what: str) -> list[Written]:

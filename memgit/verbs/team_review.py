@@ -19,6 +19,8 @@ from memgit.verbs.remember import Written, scope_label, writable
 from memgit.verbs.team_memory import ACCEPTED, HIDDEN, mates, shared_memory
 
 _LEARNING = re.compile(rf"^[-*] \[(?P<type>{vocab.TYPE_PATTERN})\] (?P<text>.+)$")
+MIN_KEY = 8  # characters of a learning's id that may stand for it
+_KEY = re.compile(rf"[0-9a-f]{{{MIN_KEY},16}}")
 
 
 @dataclass(slots=True)
@@ -33,7 +35,7 @@ class TeamLearning:
 
     @property
     def line(self) -> str:
-        return f"- [{self.type}] {self.text} ({', '.join(self.people)})"
+        return f"- [{self.type}] {self.text} ({', '.join(self.people)}; id {self.key})"
 
 
 @dataclass(slots=True)
@@ -121,23 +123,57 @@ def _appended(repo, head: str, path: str, title: str, lines: list[str]) -> bytes
 # -- forget --------------------------------------------------------------------------------------
 
 
-def matching(repo, query: str) -> list[tuple[str, str, list[str]]]:
-    """The teammates' learnings holding `query` in the shared projects: (the reader's branch,
-    `team/<person>/<note>`, the learning lines). Forgetting them hides them here."""
-    needle = query.casefold()
-    found = []
+def teammate_notes(repo) -> dict[tuple[str, str], str]:
+    """The text of each teammate's session note of the shared projects, as last pulled: {(the reader's
+    branch, `team/<person>/<note>`): text}, read at once."""
+    found = {}
     heads = repo.branches()
     for branch in shared_branches(repo):
         read = mates(repo, branch, heads[branch])
         for person, _, sha in read[1] if read else ():
             blobs = {path: blob for path, blob in repo.blobs(sha, "sessions").items() if path.endswith(".md")}
-            contents = read_blobs(repo, set(blobs.values()))  # at once: git cat-file
-            for path, blob in sorted(blobs.items()):
-                text = contents[blob].decode("utf-8", "replace")
-                lines = [line.strip() for line in text.splitlines()
-                         if _LEARNING.match(line.strip()) and needle in line.casefold()]
-                if lines:
-                    found.append((branch, rules.note_path(person, path), lines))
+            contents = read_blobs(repo, set(blobs.values()))  # git cat-file, not a read per note
+            found.update({(branch, rules.note_path(person, path)): contents[blob].decode("utf-8", "replace")
+                          for path, blob in sorted(blobs.items())})
+    return found
+
+
+def learning_lines(text: str, wanted=lambda type_, words, line: True) -> list[str]:
+    """The learning lines of a note (`- [type] text`) that `wanted(type, text, line)` keeps."""
+    return [line.strip() for line in text.splitlines()
+            if (m := _LEARNING.match(line.strip())) and wanted(m["type"], m["text"].strip(), line.strip())]
+
+
+def matching(notes: dict[tuple[str, str], str], query: str) -> list[tuple[str, str, list[str]]]:
+    """The teammates' learnings holding `query` in `notes` (teammate_notes): (the reader's branch,
+    `team/<person>/<note>`, the learning lines). Forgetting them hides them here."""
+    needle = query.casefold()
+    return [(branch, path, lines) for (branch, path), text in notes.items()
+            if (lines := learning_lines(text, lambda t, words, line: needle in line.casefold()))]
+
+
+def named(notes: dict[tuple[str, str], str], target: str) -> list[tuple[str, str, list[str]]]:
+    """Every learning of the teammate's note `target` names by its path (`team/<person>/…`, as search
+    and the prompt hook print it, with or without `<branch>:`), or those of one learning by its id (the
+    key `memgit review --team` prints, or a prefix of MIN_KEY characters only it has)."""
+    branch, sep, path = target.partition(":")
+    if not sep:
+        branch, path = "", target
+    path = path.strip("/")
+    if rules.person_of(path):
+        return [(b, p, lines) for (b, p), text in notes.items()
+                if p == path and b.endswith(branch) and (lines := learning_lines(text))]
+    if not _KEY.fullmatch(target):
+        return []
+    found = [(b, p, lines) for (b, p), text in notes.items()
+             if (lines := learning_lines(text, lambda t, words, _: rules.learning_key(t, words).startswith(target)))]
+    keys = {rules.learning_key(m["type"], m["text"].strip()) for _, _, lines in found for line in lines
+            if (m := _LEARNING.match(line))}
+    if len(keys) > 1:
+        from memgit.errors import AmbiguousSelector
+
+        raise AmbiguousSelector(f"{target!r} is the start of {len(keys)} learnings' ids; give more of it "
+                                "(`memgit review --team --json` prints them whole)")
     return found
 
 

@@ -111,3 +111,41 @@ def test_a_teammates_accepted_learning_comes_back_labelled_never_an_unreviewed_o
     assert "celery worker hung" in asked(ben, app[ben], "Why does the celery worker hang at startup, redis broker maxmemory?")
     assert "max_user_watches" not in asked(ben, app[ben], question)  # what ben hid stays hidden
     fsck(ben.memory)
+
+
+def test_a_teammates_learning_is_forgotten_by_its_id_and_by_its_notes_path(tmp_path, monkeypatch, memgit_cli):
+    ana = Person(tmp_path / "ana", "ana@acme.dev", monkeypatch, memgit_cli)
+    ben = Person(tmp_path / "ben", "ben@acme.dev", monkeypatch, memgit_cli)
+    bare = servers.bare_repo(tmp_path / "team.git")
+    app = {ana: make_git_project(ana.home / "dev" / "app", SSH), ben: make_git_project(ben.home / "src" / "app", HTTPS)}
+    configure(ben, '[team]\nreview = "none"\n')  # ben trusts the team: everything of ana's is told
+    ana.session(app[ana], "i-ana-0", "Always run `make lint` before pushing.", day=9)
+    for i, lesson in enumerate(OWN):
+        ben.session(app[ben], f"i-ben-{i}", lesson, day=12 + i)
+    for p in (ana, ben):
+        p.run("sync")
+    learned(ana, "postgres", 10, POSTGRES)
+    learned(ana, "celery", 11, CELERY)
+    for p in (ana, ben):
+        p.run("team", "add", "acme", str(bare))
+        p.run("share", "app", "--team", "acme")
+    ana.run("push", "acme")
+    ben.run("pull", "acme")
+    celery = "Why does the celery worker hang at startup, redis broker maxmemory?"
+    postgres = "The integration tests say port 5432 is already in use, a stale postgres container?"
+    assert "celery worker hung" in asked(ben, app[ben], celery) and "pgtest" in asked(ben, app[ben], postgres)
+
+    # by its id, as `memgit review --team` gives it
+    [key] = [x["key"] for x in ben.json("review", "--team")["learnings"] if "celery" in x["text"]]
+    assert f"id {key}" in ben.run("review", "--team", input="q\n").stdout
+    forgot = ben.json("forget", key[:10], "--yes")
+    assert [c["path"] for c in forgot["commits"]] == ["team/hidden.md"]
+    assert "celery" not in asked(ben, app[ben], celery) and "celery" not in memory_of(ben)
+    assert ben.run("forget", "0000000000", "--yes", ok=False).exit_code != 0  # an id nothing has
+
+    # by its note's path, as search and the prompt hook print it
+    [hit] = [h for h in searched(ben, app[ben], "stale postgres container port 5432") if "pgtest" in h["text"]]
+    ben.run("forget", f"{hit['branch']}:{hit['path']}", "--yes")
+    assert "pgtest" not in asked(ben, app[ben], postgres) and "pgtest" not in memory_of(ben)
+    assert "celery" in git(bare, "log", "-p", "people/ana/projects/app") and "make lint" in memory_of(ben)
+    fsck(ben.memory)
