@@ -70,17 +70,13 @@ def shared_memory(repo, cfg: Config, branch: str, head: str) -> tuple[Memory, ru
     what of it is read: its version names the hidden learnings it held (`<blob>:<key>,<key>`), and
     the learnings it holds are in the Memory, so a forget reads the few notes holding that learning.
     """
-    found = mates(repo, branch, head)
-    if not found or not found[1]:
+    team = team_of(repo, cfg, branch, head)
+    if team is None:
         return None
-    me, people = found
     hidden = keys(repo, head, HIDDEN)
     wanted = {p: (b, None) for p, b in repo.blobs(head, "sessions").items() if p.endswith(".md")}
-    counts = {}
-    for person, _, sha in people:
-        theirs = {p: b for p, b in repo.blobs(sha, "sessions").items() if p.endswith(".md")}
-        counts[person] = len(theirs)
-        wanted.update({rules.note_path(person, p): (b, person) for p, b in theirs.items()})
+    for m in team.mates:
+        wanted.update({rules.note_path(m.person, p): (b, m.person) for p, b in _notes_at(repo, m.head).items()})
     memory = memory_cache.open_memory(cfg.state_dir, f"{branch} with its team")
     known = memory.versions()
     fresh = not len(memory)
@@ -110,9 +106,31 @@ def shared_memory(repo, cfg: Config, branch: str, head: str) -> tuple[Memory, ru
         for path, version, note in added:
             memory.add(path, note, version=version)
     memory.set(HIDING, hiding)
-    team = rules.Team(me, tuple(rules.Mate(p, ref, sha, counts[p]) for p, ref, sha in people),
-                      frozenset(keys(repo, head, ACCEPTED)), gated=cfg.team_review == "new")
     return memory, team
+
+
+def team_of(repo, cfg: Config, branch: str, head: str) -> rules.Team | None:
+    """Who is who in a shared project, and what the reader accepted; None when it has no teammate."""
+    found = mates(repo, branch, head)
+    if not found or not found[1]:
+        return None
+    me, people = found
+    return rules.Team(me, tuple(rules.Mate(p, ref, sha, len(_notes_at(repo, sha))) for p, ref, sha in people),
+                      frozenset(keys(repo, head, ACCEPTED)), gated=cfg.team_review == "new")
+
+
+_LISTED: dict[tuple[str, str], dict[str, str]] = {}  # (repository, commit) -> its notes: a commit never changes
+
+
+def _notes_at(repo, sha: str) -> dict[str, str]:
+    """The session notes (path -> blob) of a teammate's commit, listed once per process (a pull lists
+    them for the consolidation, then for the search index)."""
+    key = (str(repo.git_dir), sha)
+    if key not in _LISTED:
+        if len(_LISTED) > 64:
+            _LISTED.clear()
+        _LISTED[key] = {p: b for p, b in repo.blobs(sha, "sessions").items() if p.endswith(".md")}
+    return _LISTED[key]
 
 
 def _hidden_changed(memory: Memory, known: dict[str, str], hidden: set[str]) -> set[str]:
@@ -129,10 +147,12 @@ def searchable(repo, cfg: Config, branch: str, head: str) -> dict[str, tuple[str
     """The teammates' notes of a shared project that the prompt hook and search may read, each
     (`team/<person>/<path>`) with its blob and the learnings of it they may tell ((type, text), the
     briefing's rule: memgit.consolidate.team.Team.admitted); None when the project has no teammate."""
-    shared = shared_memory(repo, cfg, branch, head)
-    if shared is None:
+    team = team_of(repo, cfg, branch, head)
+    if team is None:
         return None
-    memory, team = shared
+    if team.gated and not team.accepted:
+        return {}  # nothing of the teammates' is told before the reader accepts it
+    memory, team = shared_memory(repo, cfg, branch, head)
     with memory:
         kept = team.admitted(memory)
         versions = memory.versions()
