@@ -41,6 +41,9 @@ STANDING = [
 ONE_OFF = [
     # the next step of the task, a pointer into the session, an approval, a plain question (fixtures/scale)
     CORRECTED + '"Fix all issues in the suggested order"',  # fc14d957
+    # a proposal to look into something counts the things of one task ("at each …"), no rule (a318ad73)
+    CORRECTED + '"I think we should look what we calculate at each shadow branch state around line usages, this '
+                'might also be helpful for debugging since the calculation is pretty opaque"',
     CORRECTED + '"The current way with F1 is OK. Commit the changes"',  # fc14d957
     CORRECTED + '"Plan a fix for scenario 1"',  # 039c7932
     CORRECTED + '"Only implement fix 6"',  # 3a41c7a4
@@ -241,6 +244,20 @@ def test_a_gotcha_that_bites_again_reads_as_how_things_behave():
     assert lasting_gotcha("SQLite parses double-quoted strings as literals, so `json_extract(x, \"$.a\")` never "
                           "matches a metric name.")
     assert not lasting_gotcha("The issue was that the `drained:` label was inside the `select` statement.")
+
+
+@pytest.mark.parametrize("text,told_", [
+    # what was happening at that moment of the debugging (9e953218): it reads only inside its session
+    ("The rewrite is serving `index.html` correctly, but the CSS/JS files referenced within it are being requested "
+     "from the root (`/tokenizer.css`) instead of from within the tokenizer directory.", False),
+    ("The submodule files are there, but Next.js isn't serving them properly because they're in the `public/` "
+     "directory but not being treated as static assets correctly.", False),
+    # a progressive inside a condition is how things behave (e9fb405b)
+    ("\"Fail-Open\" Secret Detection: The `.husky/pre-commit` hook attempts to run `npm run validate:secrets`. "
+     "However, if the Docker daemon is not running, the script skips detection and allows the commit.", True),
+])
+def test_a_debugging_observation_is_no_gotcha_that_bites_again(text, told_):
+    assert lasting_gotcha(text) is told_
 
 
 @pytest.mark.parametrize("text,told_", [
