@@ -13,6 +13,7 @@ import sys
 from memgit.store import embedding
 from tests.conftest import ROOT
 from tests.integration.test_hooks import PROJECT_MARK, additional_context, payload, world  # noqa: F401 (a fixture)
+from tests.integration.test_sync import write_demo
 from tests.integration.test_prompt_hook import GOTCHA, PROMPT, gotcha, prompt_stdin  # noqa: F401 (a fixture)
 
 # Whatever none of the three paths needs: the CLI, git, YAML and markdown, the models, the fast JSON
@@ -29,6 +30,13 @@ NEVER = {"click", "dulwich", "litellm", "frontmatter", "markdown_it", "msgspec",
 NOT_AT_START = {"_sqlite3", "math", "memgit.core.search", "memgit.core.recall", "memgit.store.search_index"}
 # The prompt hook neither ranks by age nor looks for the semantic extra.
 NOT_AT_PROMPT = {"memgit.verbs.search", "memgit.verbs.semantic", "memgit.store.embedding"}
+# A sync with nothing new (memgit.verbs.sync_noop) reads the configuration and lists the agents' folders as
+# every sync does (pathlib, dataclasses, the sources' discovery), and nothing of the pipeline.
+NOT_IN_NOOP_SYNC = {"click", "dulwich", "litellm", "frontmatter", "markdown_it", "msgspec", "yaml", "ahocorasick_rs",
+                    "numpy", "mcp", "sqlite3", "_sqlite3", "logging", "subprocess", "threading", "pickle", "datetime",
+                    "tempfile", "shutil", "memgit.cli.commands", "memgit.cli.app", "memgit.store.repo",
+                    "memgit.store.ledger_cache", "memgit.verbs.sync", "memgit.core.redact", "memgit.core.ledger",
+                    "memgit.extract", "memgit.consolidate", "memgit.sources.claude_code.reader"}
 MAIN = "from memgit.entry import main\nmain()\n"
 
 
@@ -64,3 +72,13 @@ def test_the_hooks_and_search_import_nothing_they_do_not_use(gotcha):
     assert search.returncode == 0 and "typesense" in search.stdout.decode(), search.stderr.decode()[-2000:]
     assert forbidden(modules, NEVER - ({"numpy"} if embedding.missing() is None else set())) == set()
     assert {"memgit.verbs.search", "memgit.store.search_reader"} <= modules  # the fast path, not click's
+
+
+def test_a_sync_with_nothing_new_imports_nothing_of_the_pipeline(claude_projects, memgit_cli, tmp_path):
+    write_demo(claude_projects)
+    memgit_cli("sync")
+    said = memgit_cli("sync").stdout  # finds nothing new: its answer is recorded
+    sync, modules = imported(["sync"], b"", tmp_path)
+    assert sync.returncode == 0 and sync.stdout.decode() == said, sync.stderr.decode()[-2000:]
+    assert forbidden(modules, NOT_IN_NOOP_SYNC) == set()
+    assert "memgit.verbs.sync_noop" in modules  # answered from the record, not by the pipeline
