@@ -269,6 +269,23 @@ def match_expression(query: str) -> str:
     parts. The terms are OR-ed: BM25 ranks the documents that hold more of them first, and a long
     query (a prompt, a fact's sentence) still finds what shares most of its words.
     """
+    return " OR ".join(_terms(query))
+
+
+def match_every(query: str) -> str:
+    """The terms of match_expression AND-ed: the documents holding all of them; "" for one term or none.
+
+    BM25 gives a document the same score under either expression (it weighs the terms, not the
+    operator), so the best documents holding every term are the best of the OR-ed query among them:
+    a search asks for these first, and reads the thousands holding any one common word only when
+    too few hold them all (memgit.store.search_reader.query).
+    """
+    terms = _terms(query)
+    return " AND ".join(terms) if len(terms) > 1 else ""
+
+
+def _terms(query: str) -> list[str]:
+    """The FTS5 terms of a query, each once, stop words left out when anything else is left."""
     terms: list[tuple[str, bool]] = []  # (words of one term, is a stop word)
     for phrase, chunk in _CHUNK.findall(query.replace("\x00", " ")):
         if phrase:
@@ -284,7 +301,7 @@ def match_expression(query: str) -> str:
         stop = not prefix and len(words) == 1 and words[0].lower() in STOPWORDS
         terms.append((term, stop))
     kept = [t for t, stop in terms if not stop] or [t for t, _ in terms]
-    return " OR ".join(dict.fromkeys(kept))
+    return list(dict.fromkeys(kept))
 
 
 # ---- ranking ----------------------------------------------------------------------------------

@@ -13,11 +13,15 @@ from memgit.store.sqlite import sqlite3
 
 
 
-def query(state_dir, match: str, *, branches: Sequence[str] | None = None, types: Sequence[str] = (),
-          kinds: Sequence[str] = (), since: str | None = None, limit: int = 50
+def query(state_dir, match: str, *, every: str = "", branches: Sequence[str] | None = None,
+          types: Sequence[str] = (), kinds: Sequence[str] = (), since: str | None = None, limit: int = 50
           ) -> list[tuple[search.Doc, float, str]]:
     """The documents matching an FTS5 expression (memgit.core.search.match_expression), best BM25 first.
 
+    Args:
+        every: the same terms AND-ed (memgit.core.search.match_every), or "": when `limit` documents
+            or more hold them all, the best of those are the answer, and the documents holding only
+            some of the terms (thousands, for common words: SQLite scores every one) are not read.
     Returns:
         (doc, bm25, snippet) triples: bm25 is SQLite's (lower is better), the snippet marks the
         matched words with [[ ]]. [] when there is no index or nothing matches.
@@ -25,18 +29,19 @@ def query(state_dir, match: str, *, branches: Sequence[str] | None = None, types
     if not match:
         return []
     where, args = filters(branches=branches, types=types, kinds=kinds, since=since)
-    where, args = ["fts MATCH ?", *where], [match, *args]
     sql = (f"SELECT d.branch, d.path, d.unit, d.kind, d.type, d.title, fts.text, d.session, d.date, d.support, "
            f"bm25(fts, {TITLE_WEIGHT}, {TEXT_WEIGHT}) AS score, "
            f"snippet(fts, 1, '[[', ']]', '…', {SNIPPET_TOKENS}) "
-           f"FROM fts JOIN docs d ON d.id = fts.rowid WHERE {' AND '.join(where)} ORDER BY score LIMIT ?")
-    args.append(limit)
+           f"FROM fts JOIN docs d ON d.id = fts.rowid WHERE {' AND '.join(['fts MATCH ?', *where])} "
+           "ORDER BY score LIMIT ?")
     try:
         db = reading(state_dir)
         if db is None:
             return []
         try:
-            rows = db.execute(sql, args).fetchall()
+            rows = db.execute(sql, [every, *args, limit]).fetchall() if every else []
+            if len(rows) < limit:
+                rows = db.execute(sql, [match, *args, limit]).fetchall()
         finally:
             db.close()
     except sqlite3.OperationalError as e:  # an expression FTS5 refuses: nothing matches it

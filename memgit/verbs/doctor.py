@@ -322,9 +322,9 @@ def check_remotes(repo, cfg: Config) -> list[Finding]:
 
 def check_hooks(cfg: Config, env: Mapping[str, str]) -> list[Finding]:
     """For each agent on this machine: are memgit's hooks in its hooks file (as `memgit install` finds them)?"""
-    from memgit.verbs.install import agents, files, hooks
+    from memgit.verbs.install import agents, files, hooks, memgit_command
 
-    findings = []
+    findings, command = [], memgit_command()
     for name, agent in agents.AGENTS.items():
         label = f"hooks {name}"
         home = agents.home(name, env, cfg.claude_root)
@@ -338,7 +338,13 @@ def check_hooks(cfg: Config, env: Mapping[str, str]) -> list[Finding]:
             findings.append(Finding(label, FAIL, e.message, f"fix {path}, then memgit install --agent {name}"))
             continue
         missing = [h.event for h in agent.hooks if not hooks.ours(doc, h.event)]
-        if not missing:
+        if not missing and hooks.missing(doc, agent, command) is None:  # in, but not as this memgit writes them
+            old = sorted({h["command"] for g in hooks.ours(doc, agent.hooks[0].event) for h in g["hooks"]
+                          if hooks.is_memgit_handler(h)})
+            findings.append(Finding(label, WARN, f"memgit's hooks in {path} run `{'`, `'.join(old)}`, not what this "
+                                    f"memgit installs (`{command} hook ...`: another install, or an older form "
+                                    "that starts slower)", f"memgit install --agent {name}"))
+        elif not missing:
             findings.append(Finding(label, OK, f"memgit's hooks are in {path}"))
         elif len(missing) == len(agent.hooks):
             findings.append(Finding(label, WARN, f"memgit's hooks are not in {path}: {agent.label} sessions get no "

@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 from memgit.store import embedding
+from memgit.verbs.install import LAUNCHER
 from tests.conftest import ROOT
 from tests.integration.test_hooks import PROJECT_MARK, additional_context, payload, world  # noqa: F401 (a fixture)
 from tests.integration.test_sync import write_demo
@@ -40,12 +41,14 @@ NOT_IN_NOOP_SYNC = {"click", "dulwich", "litellm", "frontmatter", "markdown_it",
 MAIN = "from memgit.entry import main\nmain()\n"
 
 
-def imported(args: list[str], stdin: bytes, cwd, **env) -> tuple[subprocess.CompletedProcess, set[str]]:
-    """Run `memgit ARGS` as the console script would, under -X importtime; return it and what it imported."""
-    probe = f"import sys\nsys.argv = ['memgit', *{args!r}]\n{MAIN}"
+def imported(args: list[str], stdin: bytes, cwd, *, launcher: bool = False,
+             **env) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """Run `memgit ARGS` as the console script would (with `launcher`, as the hooks `memgit install` writes
+    run it), under -X importtime; return it and what it imported."""
+    probe = ["-c", f"import sys\nsys.argv = ['memgit', *{args!r}]\n{MAIN}"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", probe], input=stdin, capture_output=True,
-                          env=env, cwd=cwd, timeout=60)
+    done = subprocess.run([sys.executable, "-X", "importtime", *([str(LAUNCHER), *args] if launcher else probe)],
+                          input=stdin, capture_output=True, env=env, cwd=cwd, timeout=60)
     lines = [line for line in done.stderr.decode().splitlines() if line.startswith("import time:")]
     assert lines, done.stderr.decode()[-2000:]
     return done, {line.rsplit("|", 1)[1].strip() for line in lines[1:]}  # the first line is the header
@@ -62,6 +65,8 @@ def test_the_hooks_and_search_import_nothing_they_do_not_use(gotcha):
     start, modules = imported(["hook", "session-start"], stdin, gotcha)
     assert PROJECT_MARK in additional_context(start)  # served from the context cache the sync rendered
     assert forbidden(modules, NEVER | NOT_AT_START) == set()
+    installed, modules = imported(["hook", "session-start"], stdin, gotcha, launcher=True)
+    assert installed.stdout == start.stdout and forbidden(modules, NEVER | NOT_AT_START | {"re", "runpy"}) == set()
 
     prompt, modules = imported(["hook", "user-prompt-submit"], prompt_stdin(PROMPT, gotcha), gotcha)
     assert GOTCHA in json.loads(prompt.stdout)["hookSpecificOutput"]["additionalContext"]
