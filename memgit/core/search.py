@@ -8,9 +8,10 @@ No I/O here: memgit.store.search_index keeps the index, memgit.verbs.search puts
 from __future__ import annotations
 
 import math
-import re
 from collections import namedtuple
+from functools import lru_cache
 
+from memgit.core import lazyre
 from memgit.core.vocab import MAIN, PREFIX, TYPE_PATTERN, TYPE_RANK
 
 KINDS = ("learning", "note", "pinned", "summary", "memory", "skill", "imported")
@@ -28,11 +29,11 @@ RECENCY_GAIN = 0.3
 SUPPORT_GAIN = 0.15
 TYPE_GAIN = 0.02  # per step of vocab's rank: preferences and gotchas a little before facts
 
-_LEARNING = re.compile(rf"^\s*[-*]\s+\[({TYPE_PATTERN})\]\s+(.+?)\s*$")
-_SUPPORT = re.compile(r"\s+—\s+(\d+)\s+sessions?\b.*$")
-_LINK_DATE = re.compile(r"\[(\d{4}-\d{2}-\d{2})[^\]]*\]\(")
-_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_LEARNING = lazyre.compile(rf"^\s*[-*]\s+\[({TYPE_PATTERN})\]\s+(.+?)\s*$")
+_SUPPORT = lazyre.compile(r"\s+—\s+(\d+)\s+sessions?\b.*$")
+_LINK_DATE = lazyre.compile(r"\[(\d{4}-\d{2}-\d{2})[^\]]*\]\(")
+_DATE = lazyre.compile(r"(\d{4}-\d{2}-\d{2})")
+_HEADING = lazyre.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 
 # Named tuples, not dataclasses: the prompt hook builds these at every prompt, and importing
@@ -217,8 +218,8 @@ def file_text(docs: list[Doc]) -> str:
 # A file named in camelCase: `AppInnerSidebar.tsx`, `walCheckpoint.go` (the tokenizer splits snake_case
 # and kebab-case already, but keeps a camelCase name whole). A file is what a person names by its
 # words ("the sidebar"); the names of functions inside it (`applyOrder`) would make chance matches.
-_CAMEL = re.compile(r"\b(?=[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z]{2}[a-z]))[A-Za-z0-9]+(?=\.[a-z]{1,5}\b)")
-_HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_CAMEL = lazyre.compile(r"\b(?=[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z]{2}[a-z]))[A-Za-z0-9]+(?=\.[a-z]{1,5}\b)")
+_HUMP = lazyre.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 def identifier_parts(text: str) -> str:
@@ -257,8 +258,8 @@ very all any some such only own same more most other each few both up down out o
 and or not near
 """.split())
 
-_CHUNK = re.compile(r'"([^"]*)"|(\S+)')
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # what FTS5's unicode61 tokenizer keeps: letters and digits
+_CHUNK = lazyre.compile(r'"([^"]*)"|(\S+)')
+_WORD = lazyre.compile(r"[^\W_]+")  # what FTS5's unicode61 tokenizer keeps: letters and digits
 
 
 def match_expression(query: str) -> str:
@@ -286,6 +287,8 @@ def match_every(query: str) -> str:
 
 def _terms(query: str) -> list[str]:
     """The FTS5 terms of a query, each once, stop words left out when anything else is left."""
+    if query.isalnum():  # one plain word (the prompt hook looks each word up): no pattern needed
+        return [f'"{query}"']
     terms: list[tuple[str, bool]] = []  # (words of one term, is a stop word)
     for phrase, chunk in _CHUNK.findall(query.replace("\x00", " ")):
         if phrase:
@@ -335,6 +338,7 @@ _DAYS_BEFORE_MONTH = (0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334) 
 _MONTH_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
+@lru_cache(maxsize=4096)  # today's, at every candidate, and the few hundred days notes carry
 def _ordinal(day: str) -> int:
     """date.fromisoformat(day).toordinal(), computed for YYYY-MM-DD as datetime computes it: importing
     datetime is a tenth of a search's budget (2-3 ms). Any other form goes through datetime.
@@ -374,9 +378,11 @@ def rank(candidates, *, current: str | None, now_date: str, limit: int | None = 
     scored.sort(key=lambda h: (-h.score, h.branch, h.path))
     hits, seen = [], set()
     for hit in scored:  # the summary and MEMORY.md repeat a note's learnings: the best-placed copy stays
+        if len(hits) == limit:
+            break
         key = (hit.branch, " ".join(_WORD.findall(hit.text.lower())))
         if key in seen:
             continue
         seen.add(key)
         hits.append(hit)
-    return hits[:limit] if limit is not None else hits
+    return hits

@@ -338,20 +338,14 @@ def check_hooks(cfg: Config, env: Mapping[str, str]) -> list[Finding]:
             findings.append(Finding(label, FAIL, e.message, f"fix {path}, then memgit install --agent {name}"))
             continue
         missing = [h.event for h in agent.hooks if not hooks.ours(doc, h.event)]
-        if not missing and hooks.missing(doc, agent, command) is None:  # in, but not as this memgit writes them
-            old = sorted({h["command"] for g in hooks.ours(doc, agent.hooks[0].event) for h in g["hooks"]
-                          if hooks.is_memgit_handler(h)})
-            findings.append(Finding(label, WARN, f"memgit's hooks in {path} run `{'`, `'.join(old)}`, not what this "
-                                    f"memgit installs (`{command} hook ...`: another install, or an older form "
-                                    "that starts slower)", f"memgit install --agent {name}"))
-        elif not missing:
-            findings.append(Finding(label, OK, f"memgit's hooks are in {path}"))
-        elif len(missing) == len(agent.hooks):
-            findings.append(Finding(label, WARN, f"memgit's hooks are not in {path}: {agent.label} sessions get no "
-                                    "memory and are not synced when they end", f"memgit install --agent {name}"))
+        if missing or hooks.missing(doc, agent, command) is None:  # or all in, but not as this memgit writes them
+            found = (f"memgit's {', '.join(missing)} hook(s) missing from {path}" if 0 < len(missing) < len(agent.hooks)
+                     else f"memgit's hooks are not in {path}: {agent.label} sessions get no memory and are not synced "
+                     "when they end" if missing else f"memgit's hooks in {path} run `{'`, `'.join(hooks.commands(doc))}`, "
+                     f"not what this memgit installs (`{command} hook ...`: another install, or an older, slower form)")
+            findings.append(Finding(label, WARN, found, f"memgit install --agent {name}"))
         else:
-            findings.append(Finding(label, WARN, f"memgit's {', '.join(missing)} hook(s) missing from {path}",
-                                    f"memgit install --agent {name}"))
+            findings.append(Finding(label, OK, f"memgit's hooks are in {path}"))
     return findings
 
 

@@ -39,6 +39,7 @@ NOT_IN_NOOP_SYNC = {"click", "dulwich", "litellm", "frontmatter", "markdown_it",
                     "memgit.store.ledger_cache", "memgit.verbs.sync", "memgit.core.redact", "memgit.core.ledger",
                     "memgit.extract", "memgit.consolidate", "memgit.sources.claude_code.reader"}
 MAIN = "from memgit.entry import main\nmain()\n"
+UNRELATED = "Write a function to calculate the factorial of a number, with type hints and a docstring"
 
 
 def imported(args: list[str], stdin: bytes, cwd, *, launcher: bool = False,
@@ -71,6 +72,10 @@ def test_the_hooks_and_search_import_nothing_they_do_not_use(gotcha):
     prompt, modules = imported(["hook", "user-prompt-submit"], prompt_stdin(PROMPT, gotcha), gotcha)
     assert GOTCHA in json.loads(prompt.stdout)["hookSpecificOutput"]["additionalContext"]
     assert forbidden(modules, NEVER | NOT_AT_PROMPT) == set()
+    # The usual answer, nothing: as installed, no regular expression is compiled on the way (memgit.core.lazyre).
+    quiet, modules = imported(["hook", "user-prompt-submit"], prompt_stdin(UNRELATED, gotcha), gotcha, launcher=True)
+    assert quiet.returncode == 0 and quiet.stdout == b"", quiet.stderr.decode()[-2000:]
+    assert forbidden(modules, NEVER | NOT_AT_PROMPT | {"re", "runpy"}) == set() and "_sqlite3" in modules
 
     # `[search] semantic` on, as by default: it only looks for the extra (installed, numpy would be its due).
     search, modules = imported(["search", "typesense port"], b"", gotcha, MEMGIT_SEMANTIC="1")
