@@ -368,21 +368,19 @@ def rank(candidates, *, current: str | None, now_date: str, limit: int | None = 
         current: the current project's branch (first), or None; main comes next, then the others.
         now_date: today as YYYY-MM-DD, for recency.
     """
-    scored = []
-    for candidate in candidates:
-        doc, bm25 = candidate[0], candidate[1]
-        snippet = candidate[2] if len(candidate) > 2 else _first_line(doc.text, 160)
-        score = -bm25 * boost(doc, current=current, now_date=now_date)
-        scored.append(Hit(round(score, 4), doc.kind, doc.type, doc.branch, project_of(doc.branch), doc.date,
-                          doc.path, doc.session, doc.title, snippet, doc.text))
-    scored.sort(key=lambda h: (-h.score, h.branch, h.path))
-    hits, seen = [], set()
-    for hit in scored:  # the summary and MEMORY.md repeat a note's learnings: the best-placed copy stays
+    scored = sorted((-round(-candidate[1] * boost(candidate[0], current=current, now_date=now_date), 4),
+                     candidate[0].branch, candidate[0].path, i) for i, candidate in enumerate(candidates))
+    hits, seen = [], set()  # a hit is built for the candidates looked at only
+    for negative, branch, _, i in scored:  # the summary and MEMORY.md repeat a note's learnings: the best copy stays
         if len(hits) == limit:
             break
-        key = (hit.branch, " ".join(_WORD.findall(hit.text.lower())))
+        candidate = candidates[i]
+        doc = candidate[0]
+        key = (branch, " ".join(_WORD.findall(doc.text.lower())))
         if key in seen:
             continue
         seen.add(key)
-        hits.append(hit)
+        snippet = candidate[2] if len(candidate) > 2 else _first_line(doc.text, 160)
+        hits.append(Hit(-negative, doc.kind, doc.type, branch, project_of(branch), doc.date, doc.path, doc.session,
+                        doc.title, snippet, doc.text))
     return hits

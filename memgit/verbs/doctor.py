@@ -339,10 +339,11 @@ def check_hooks(cfg: Config, env: Mapping[str, str]) -> list[Finding]:
             continue
         missing = [h.event for h in agent.hooks if not hooks.ours(doc, h.event)]
         if missing or hooks.missing(doc, agent, command) is None:  # or all in, but not as this memgit writes them
+            run = "`, `".join(hooks.commands(doc))
             found = (f"memgit's {', '.join(missing)} hook(s) missing from {path}" if 0 < len(missing) < len(agent.hooks)
                      else f"memgit's hooks are not in {path}: {agent.label} sessions get no memory and are not synced "
-                     "when they end" if missing else f"memgit's hooks in {path} run `{'`, `'.join(hooks.commands(doc))}`, "
-                     f"not what this memgit installs (`{command} hook ...`: another install, or an older, slower form)")
+                     "when they end" if missing else f"memgit's hooks in {path} run `{run}`, not what this memgit "
+                     f"installs (`{command} hook ...`: another install, or an older, slower form)")
             findings.append(Finding(label, WARN, found, f"memgit install --agent {name}"))
         else:
             findings.append(Finding(label, OK, f"memgit's hooks are in {path}"))

@@ -95,8 +95,9 @@ def answer(cfg, *, now: float) -> SyncResult | None:
                 return None
     except LockHeld:
         return None
-    return SyncResult(str(cfg.repo_path), extractor=str(known.get("extractor", "")), too_old=int(known.get("too_old", 0)),
-                      max_age_days=cfg.max_age_days, looked_in=list(known.get("looked_in") or []))
+    return SyncResult(str(cfg.repo_path), extractor=str(known.get("extractor", "")),
+                      too_old=int(known.get("too_old", 0)), max_age_days=cfg.max_age_days,
+                      looked_in=list(known.get("looked_in") or []))
 
 
 def _units(cfg, home: Path) -> str | None:
