@@ -1,10 +1,12 @@
 """`memgit sync` with nothing new and 1,000 transcripts on disk (DESIGN §8: <= 250 ms).
 
-What a user runs: the real CLI, `python -m memgit.cli sync`, as a fresh subprocess, with HOME and
-XDG_* pointing at a temporary home and MEMGIT_*/CLAUDE_*/GIT_* scrubbed. A first `sync --all`
-(not timed) reads every transcript; then each timed run finds nothing to do. The rounds
-interleave `python -c pass`, `python -c "import memgit.cli.commands"` and the sync, so the three medians
-see the same machine noise.
+What a user runs, as a fresh subprocess, with HOME and XDG_* pointing at a temporary home and
+MEMGIT_*/CLAUDE_*/GIT_* scrubbed: `python -m memgit.entry sync`, the console script's code and the
+command the hooks start (the record of the last no-op run answers it: memgit.verbs.sync_noop), and
+`python -m memgit.cli sync`, the whole pipeline finding nothing to do (what the first run after any
+change pays). A first `sync --all` (not timed) reads every transcript; a first plain sync records
+the answer. The rounds interleave `python -c pass`, `python -c "import memgit.cli.commands"` and
+both syncs, so the medians see the same machine noise.
 
     python bench/bench_noop_sync.py [--quick] [--transcripts 1000] [--runs 15] [--profile]
     python bench/bench_noop_sync.py --compare /tmp/patched   # A/B: also time sync from another tree
@@ -31,9 +33,10 @@ from generate import write_transcripts
 TARGET_MS = 250
 
 
-def profile(env: dict[str, str], home: Path) -> None:
+def profile(env: dict[str, str], home: Path, module: str = "memgit.entry") -> None:
     """Where a no-op sync spends its time: imports (-X importtime) and the call tree (cProfile)."""
-    cmd = [PYTHON, "-X", "importtime", "-m", "memgit.cli", "sync"]
+    print(f"\n  python -m {module} sync:")
+    cmd = [PYTHON, "-X", "importtime", "-m", module, "sync"]
     stderr = subprocess.run(cmd, env=env, cwd=home, capture_output=True, text=True).stderr
     rows = []
     for line in stderr.splitlines():
@@ -43,7 +46,7 @@ def profile(env: dict[str, str], home: Path) -> None:
     print("\n  -X importtime, top-level imports by cumulative time (us):")
     for cumulative, own, name in sorted(rows, reverse=True)[:15]:
         print(f"    {cumulative:8d} {own:8d}  {name}")
-    out = subprocess.run([PYTHON, "-m", "cProfile", "-s", "cumulative", "-m", "memgit.cli", "sync"],
+    out = subprocess.run([PYTHON, "-m", "cProfile", "-s", "cumulative", "-m", module, "sync"],
                          env=env, cwd=home, capture_output=True, text=True).stdout
     lines = out.splitlines()
     start = next((i for i, line in enumerate(lines) if "ncalls" in line), 0)
@@ -111,21 +114,26 @@ def main() -> None:
               f"skipped {summary['skipped']}, failed {summary['failed']}, commits {summary['commits']} "
               f"in {time.perf_counter() - t0:.1f} s")
 
-        sync_cmd = [PYTHON, "-m", "memgit.cli", "sync"]
+        sync_cmd = [PYTHON, "-m", "memgit.entry", "sync"]
+        full_cmd = [PYTHON, "-m", "memgit.cli", "sync"]
+        full = subprocess.run(full_cmd, env=env, cwd=home, capture_output=True, text=True)  # records the answer
         check = subprocess.run(sync_cmd, env=env, cwd=home, capture_output=True, text=True)
         print(f"a no-op run says: {check.stdout.strip()}")
+        if check.stdout != full.stdout:
+            print(f"  ... and the full pipeline says otherwise: {full.stdout.strip()}")
         no_pyc = {**env, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": str(home / "no-pyc")}
         cold = [wall_ms(sync_cmd, env=no_pyc, cwd=home) for _ in range(3)]
-        for cmd in ([PYTHON, "-c", "pass"], [PYTHON, "-c", "import memgit.cli.commands"], sync_cmd):
+        for cmd in ([PYTHON, "-c", "pass"], [PYTHON, "-c", "import memgit.cli.commands"], sync_cmd, full_cmd):
             wall_ms(cmd, env=env, cwd=home)  # warm-up: page cache, bytecode cache
         other_env = args.compare and {**env, "PYTHONPATH": str(args.compare.resolve())}
         if other_env:
             wall_ms(sync_cmd, env=other_env, cwd=home)
-        passes, imports, syncs, others = [], [], [], []
+        passes, imports, syncs, fulls, others = [], [], [], [], []
         for _ in range(runs):
             passes.append(wall_ms([PYTHON, "-c", "pass"], env=env, cwd=home))
             imports.append(wall_ms([PYTHON, "-c", "import memgit.cli.commands"], env=env, cwd=home))
             syncs.append(wall_ms(sync_cmd, env=env, cwd=home))
+            fulls.append(wall_ms(full_cmd, env=env, cwd=home))
             if other_env:
                 others.append(wall_ms(sync_cmd, env=other_env, cwd=home))
         base = median(passes)
@@ -135,7 +143,9 @@ def main() -> None:
         print(f"  python -c 'import memgit.cli' median {median(imports):5.1f} ms  p90 {p90(imports):7.1f} ms  "
               f"({median(imports) / base:.1f}x pass)")
         print(f"  memgit sync (nothing new)   median {median(syncs):7.1f} ms  p90 {p90(syncs):7.1f} ms  "
-              f"({median(syncs) / base:.1f}x pass)")
+              f"({median(syncs) / base:.1f}x pass; python -m memgit.entry sync)")
+        print(f"  the full pipeline, the same  median {median(fulls):6.1f} ms  p90 {p90(fulls):7.1f} ms  "
+              f"({median(fulls) / base:.1f}x pass; python -m memgit.cli sync)")
         if others:
             print(f"  memgit sync from {args.compare}  median {median(others):7.1f} ms  p90 {p90(others):7.1f} ms  "
                   f"({median(others) / base:.1f}x pass; {median(syncs) - median(others):+.1f} ms saved)")
@@ -146,6 +156,7 @@ def main() -> None:
                       f"import memgit.cli.commands {median(imports):.0f} ms")
         if args.profile or median(syncs) > TARGET_MS:
             profile(env, home)
+            profile(env, home, "memgit.cli")
     finally:
         shutil.rmtree(home, ignore_errors=True)
     rows.write(args.rows)

@@ -2,7 +2,8 @@
 
 A hook runs at every session start and end; importing click (and through the CLI, more) would
 cost more than the hook's whole work, so `memgit hook <event>` never imports memgit.cli.commands.
-`memgit hook --help` and anything else still goes through click.
+`memgit search` and a `memgit sync` with nothing new are answered without click too (memgit.cli.search_fast,
+memgit.cli.sync_fast). `memgit hook --help` and anything else still goes through click.
 """
 
 from __future__ import annotations
@@ -21,6 +22,12 @@ def main() -> None:
         from memgit.cli import search_fast  # without click: a search is answered in a few milliseconds
 
         code = search_fast.main(args[1:])
+        if code is not None:
+            sys.exit(code)
+    if args[:1] == ["sync"] and not {"-h", "--help"} & set(args):
+        from memgit.cli import sync_fast  # without click: nothing new is told in a few milliseconds
+
+        code = sync_fast.main(args[1:])
         if code is not None:
             sys.exit(code)
     from memgit.cli.commands import main as cli_main

@@ -7,10 +7,9 @@ from dataclasses import asdict
 
 import click
 
+from memgit.cli import sync_fast
 from memgit.cli.app import cli, emit, json_option, load_config, repo_option
 from memgit.errors import LLMError
-
-_AGENT_LABELS = {"claude-code": "Claude Code", "codex": "Codex", "gemini-cli": "Gemini CLI"}
 
 
 @cli.command()
@@ -43,71 +42,12 @@ def sync(project, session, all_, dry_run, max_sessions, redo, retry_failed, wait
     with Progress(enabled=not as_json) as progress:
         result = sync_mod.run(cfg, opts, on_wait=progress.waiting, on_progress=progress.update)
     failure = result.model_failure()  # what was read is printed first; then the run fails
-    emit(as_json, {"ok": not failure, **result.summary(), "waited": progress.waited,
-                    "sessions": [asdict(r) for r in result.results],
-                    **({"error": {"code": LLMError.code, "message": failure}} if failure else {})},
-          _sync_text(result))
+    emit(as_json, sync_fast.payload(result, waited=progress.waited, failure=failure, code=LLMError.code),
+         sync_fast.text(result))
     if failure:
         if not as_json:
             click.echo(f"Error: {failure}", err=True)
         sys.exit(LLMError.exit_code)
-
-
-def _usd(cost) -> str:
-    return f", ~${cost:.4f}" if cost is not None else ", cost unknown (an agent CLI, or a model not in litellm's price map)"
-
-
-def _sync_text(result) -> str:
-    lines = []
-    for r in result.results:
-        if r.kind == "planned":
-            lines.append(f"would read {r.session}  {r.project}  bytes {r.start}-{r.end}  ({r.reason})"
-                         + (f"  ~{r.tokens:,} tokens{_usd(r.cost)}" if r.tokens else ""))
-        elif r.kind == "fail":
-            lines.append(f"failed {r.session}: {r.reason}")
-        elif r.kind == "gone":
-            lines.append(f"gone {r.session}: {r.reason}")
-    for folder, reason in sorted(result.unreadable.items()):
-        agent, _, name = folder.partition(":")
-        lines.append(f"unreadable {agent} folder {name}: {reason}")
-    s = result.summary()
-    if result.dry_run:
-        if result.new_repo:
-            lines.append(f"no memory repository yet: a real sync creates it at {result.repo}")
-        lines += _left_out_text(result)
-        lines.append(f"{len(result.results)} session(s) would be read (dry run; nothing written)")
-        if s.get("tokens"):
-            lines.append(f"{result.extractor} would be sent ~{s['tokens']:,} tokens{_usd(s['cost'])} "
-                         "(estimate; output tokens guessed)")
-        if result.budget:
-            b = result.budget
-            lines.append(f"budget: {b['text']}; this run {'fits' if b['fits'] else 'would pass it and stop there'}")
-    else:
-        if result.consolidated:
-            lines.append("consolidated " + ", ".join(c.branch for c in result.consolidated))
-        if result.consolidation_error:
-            lines.append(f"consolidation failed (the sessions are recorded; the next sync retries): "
-                         f"{result.consolidation_error}")
-        lines += [f"imported {_AGENT_LABELS.get(i['agent'], i['agent'])} memory {i['source']} onto {i['branch']}"
-                  for i in s["imported"]]
-        lines += [f"joined {j['joined']} into {j['into']}: one repository ({j['remote']})" for j in s.get("joined", [])]
-        lines += [f"your edit: {k}" for k in result.kept]
-        lines += [f"warning: {w}" for w in result.warnings]
-        lines += _left_out_text(result)
-        lines.append(f"read {s['read']}, extracted {s['extracted']}, skipped {s['skipped']}, "
-                     f"failed {s['failed']}, commits {s['commits']}  ({s['repo']})")
-    return "\n".join(lines)
-
-
-def _left_out_text(result) -> list[str]:
-    lines = []
-    if result.too_old:
-        lines.append(f"{result.too_old} session(s) are older than {result.max_age_days:g} days (max_age_days); "
-                     "`memgit sync --all` reads them")
-    if result.looked_in:
-        lines.append("no agent history found; looked in:")
-        lines += [f"  {x['agent']}: {x['folder']} (set by {x['setting']})" for x in result.looked_in]
-    return lines
 
 
 @cli.command()

@@ -44,8 +44,8 @@ the whole memory's) changed nothing on the fixtures and answered one more unrela
 from __future__ import annotations
 
 import math
-import re
 
+from memgit.core import lazyre
 from memgit.core.briefing import sanitize
 from memgit.core.search import STOPWORDS, identifier_parts
 from memgit.core.vocab import MAIN, PREFIX, teammate
@@ -53,6 +53,7 @@ from memgit.core.vocab import MAIN, PREFIX, teammate
 BUDGET = 1_500  # the whole answer, fence included
 MAX_HITS = 3
 MAX_TERMS = 16  # a pasted stack trace is not looked up word by word
+SHORT_PROMPT = 4_000  # characters cut into words without a regular expression (longer: _WORD is faster)
 MIN_WORDS = 3  # distinct prompt words one subject must hold (rule 1)
 SCOPE_WEIGHT = 1.75  # per ln(subjects searched): the evidence a coincidence reaches (rule 2)
 FLOOR = 2.0  # the evidence a subject must have beyond that
@@ -79,10 +80,10 @@ last done fix fixed add added remove change changed update updated check find wr
 code line lines work works working one two new old also just really maybe actually instead here okay
 doesn don isn won can't cannot wrong issue problem same sure able""".split())
 IGNORED = STOPWORDS | CHAT_WORDS
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # as FTS5's unicode61 tokenizer cuts words
+_WORD = lazyre.compile(r"[^\W_]+")  # as FTS5's unicode61 tokenizer cuts words
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
-_QUOTED = re.compile(r"\"[^\"]+\"|“[^”]+”")
+_SENTENCE = lazyre.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
+_QUOTED = lazyre.compile(r"\"[^\"]+\"|“[^”]+”")
 # What a hit shows first when several lines of one subject hold as many of the prompt's words: what
 # was found (gotchas, decisions, facts) before what to run, the person's own rules last (a standing
 # one is in the session-start context already, and a one-off one is no knowledge).
@@ -92,7 +93,7 @@ LINE_ORDER = {"gotcha": 0, "decision": 1, "fact": 2, "command": 3, "convention":
 def terms(prompt: str) -> list[str]:
     """The prompt's content words, lower case, once each (by stem), at most MAX_TERMS (the longest)."""
     seen: dict[str, str] = {}
-    for word in _WORD.findall(prompt.lower()):
+    for word in words_of(prompt.lower()):
         if word in IGNORED or len(word) < 2 or (word.isdigit() and len(word) < 3):
             continue  # "uv" and "ci" are words; "a" and "10" are not worth a lookup
         seen.setdefault(stem(word), word)
@@ -101,6 +102,15 @@ def terms(prompt: str) -> list[str]:
         keep = set(sorted(words, key=len, reverse=True)[:MAX_TERMS])
         words = [w for w in words if w in keep]
     return words
+
+
+def words_of(text: str) -> list[str]:
+    """The runs of letters and digits in `text`, as FTS5's unicode61 tokenizer cuts them (_WORD's matches:
+    `[^\\W_]` is str.isalnum). A prompt of a few lines is cut without the pattern: the prompt hook's
+    usual answer then imports no `re` (memgit.core.lazyre)."""
+    if len(text) > SHORT_PROMPT:
+        return _WORD.findall(text)
+    return "".join(c if c.isalnum() else " " for c in text).split()
 
 
 def stem(word: str) -> str:

@@ -8,9 +8,10 @@ No I/O here: memgit.store.search_index keeps the index, memgit.verbs.search puts
 from __future__ import annotations
 
 import math
-import re
 from collections import namedtuple
+from functools import lru_cache
 
+from memgit.core import lazyre
 from memgit.core.vocab import MAIN, PREFIX, TYPE_PATTERN, TYPE_RANK, UNREVIEWED, teammate
 
 KINDS = ("learning", "note", "pinned", "summary", "memory", "skill", "imported")
@@ -28,11 +29,11 @@ RECENCY_GAIN = 0.3
 SUPPORT_GAIN = 0.15
 TYPE_GAIN = 0.02  # per step of vocab's rank: preferences and gotchas a little before facts
 
-_LEARNING = re.compile(rf"^\s*[-*]\s+\[({TYPE_PATTERN})\]\s+(.+?)\s*$")
-_SUPPORT = re.compile(r"\s+—\s+(\d+)\s+sessions?\b.*$")
-_LINK_DATE = re.compile(r"\[(\d{4}-\d{2}-\d{2})[^\]]*\]\(")
-_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_LEARNING = lazyre.compile(rf"^\s*[-*]\s+\[({TYPE_PATTERN})\]\s+(.+?)\s*$")
+_SUPPORT = lazyre.compile(r"\s+—\s+(\d+)\s+sessions?\b.*$")
+_LINK_DATE = lazyre.compile(r"\[(\d{4}-\d{2}-\d{2})[^\]]*\]\(")
+_DATE = lazyre.compile(r"(\d{4}-\d{2}-\d{2})")
+_HEADING = lazyre.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 
 # Named tuples, not dataclasses: the prompt hook builds these at every prompt, and importing
@@ -243,8 +244,8 @@ def file_text(docs: list[Doc]) -> str:
 # A file named in camelCase: `AppInnerSidebar.tsx`, `walCheckpoint.go` (the tokenizer splits snake_case
 # and kebab-case already, but keeps a camelCase name whole). A file is what a person names by its
 # words ("the sidebar"); the names of functions inside it (`applyOrder`) would make chance matches.
-_CAMEL = re.compile(r"\b(?=[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z]{2}[a-z]))[A-Za-z0-9]+(?=\.[a-z]{1,5}\b)")
-_HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_CAMEL = lazyre.compile(r"\b(?=[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z]{2}[a-z]))[A-Za-z0-9]+(?=\.[a-z]{1,5}\b)")
+_HUMP = lazyre.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 def identifier_parts(text: str) -> str:
@@ -283,8 +284,8 @@ very all any some such only own same more most other each few both up down out o
 and or not near
 """.split())
 
-_CHUNK = re.compile(r'"([^"]*)"|(\S+)')
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # what FTS5's unicode61 tokenizer keeps: letters and digits
+_CHUNK = lazyre.compile(r'"([^"]*)"|(\S+)')
+_WORD = lazyre.compile(r"[^\W_]+")  # what FTS5's unicode61 tokenizer keeps: letters and digits
 
 
 def match_expression(query: str) -> str:
@@ -295,6 +296,25 @@ def match_expression(query: str) -> str:
     parts. The terms are OR-ed: BM25 ranks the documents that hold more of them first, and a long
     query (a prompt, a fact's sentence) still finds what shares most of its words.
     """
+    return " OR ".join(_terms(query))
+
+
+def match_every(query: str) -> str:
+    """The terms of match_expression AND-ed: the documents holding all of them; "" for one term or none.
+
+    BM25 gives a document the same score under either expression (it weighs the terms, not the
+    operator), so the best documents holding every term are the best of the OR-ed query among them:
+    a search asks for these first, and reads the thousands holding any one common word only when
+    too few hold them all (memgit.store.search_reader.query).
+    """
+    terms = _terms(query)
+    return " AND ".join(terms) if len(terms) > 1 else ""
+
+
+def _terms(query: str) -> list[str]:
+    """The FTS5 terms of a query, each once, stop words left out when anything else is left."""
+    if query.isalnum():  # one plain word (the prompt hook looks each word up): no pattern needed
+        return [f'"{query}"']
     terms: list[tuple[str, bool]] = []  # (words of one term, is a stop word)
     for phrase, chunk in _CHUNK.findall(query.replace("\x00", " ")):
         if phrase:
@@ -310,7 +330,7 @@ def match_expression(query: str) -> str:
         stop = not prefix and len(words) == 1 and words[0].lower() in STOPWORDS
         terms.append((term, stop))
     kept = [t for t, stop in terms if not stop] or [t for t, _ in terms]
-    return " OR ".join(dict.fromkeys(kept))
+    return list(dict.fromkeys(kept))
 
 
 # ---- ranking ----------------------------------------------------------------------------------
@@ -344,6 +364,7 @@ _DAYS_BEFORE_MONTH = (0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334) 
 _MONTH_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
+@lru_cache(maxsize=4096)  # today's, at every candidate, and the few hundred days notes carry
 def _ordinal(day: str) -> int:
     """date.fromisoformat(day).toordinal(), computed for YYYY-MM-DD as datetime computes it: importing
     datetime is a tenth of a search's budget (2-3 ms). Any other form goes through datetime.
@@ -373,19 +394,19 @@ def rank(candidates, *, current: str | None, now_date: str, limit: int | None = 
         current: the current project's branch (first), or None; main comes next, then the others.
         now_date: today as YYYY-MM-DD, for recency.
     """
-    scored = []
-    for candidate in candidates:
-        doc, bm25 = candidate[0], candidate[1]
-        snippet = candidate[2] if len(candidate) > 2 else _first_line(doc.text, 160)
-        score = -bm25 * boost(doc, current=current, now_date=now_date)
-        scored.append(Hit(round(score, 4), doc.kind, doc.type, doc.branch, project_of(doc.branch), doc.date,
-                          doc.path, doc.session, doc.title, snippet, doc.text, teammate(doc.path) or ""))
-    scored.sort(key=lambda h: (-h.score, h.branch, h.path))
-    hits, seen = [], set()
-    for hit in scored:  # the summary and MEMORY.md repeat a note's learnings: the best-placed copy stays
-        key = (hit.branch, " ".join(_WORD.findall(hit.text.lower())))
+    scored = sorted((-round(-candidate[1] * boost(candidate[0], current=current, now_date=now_date), 4),
+                     candidate[0].branch, candidate[0].path, i) for i, candidate in enumerate(candidates))
+    hits, seen = [], set()  # a hit is built for the candidates looked at only
+    for negative, branch, _, i in scored:  # the summary and MEMORY.md repeat a note's learnings: the best copy stays
+        if len(hits) == limit:
+            break
+        candidate = candidates[i]
+        doc = candidate[0]
+        key = (branch, " ".join(_WORD.findall(doc.text.lower())))
         if key in seen:
             continue
         seen.add(key)
-        hits.append(hit)
-    return hits[:limit] if limit is not None else hits
+        snippet = candidate[2] if len(candidate) > 2 else _first_line(doc.text, 160)
+        hits.append(Hit(-negative, doc.kind, doc.type, branch, project_of(branch), doc.date, doc.path, doc.session,
+                        doc.title, snippet, doc.text, teammate(doc.path) or ""))
+    return hits

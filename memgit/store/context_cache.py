@@ -21,17 +21,34 @@ MEMO_SIZE = 500  # remembered working directories
 
 def read_heads(git_dir: str) -> dict[str, str]:
     """Return {branch: sha} from the ref files (loose refs over packed-refs), without dulwich."""
-    heads: dict[str, str] = {}
+    return _read_refs(git_dir, "refs/heads/")
+
+
+def read_refs(git_dir: str) -> dict[str, str]:
+    """Every ref under refs/ by its full name, and what HEAD holds, without dulwich: the state of the
+    whole repository a derived answer is keyed by (memgit.verbs.sync_noop)."""
+    refs = {f"refs/{name}": sha for name, sha in _read_refs(git_dir, "refs/").items()}
+    try:
+        with open(os.path.join(git_dir, "HEAD"), encoding="utf-8", errors="replace") as f:
+            refs["HEAD"] = f.read(4096).strip()
+    except FileNotFoundError:
+        pass
+    return refs
+
+
+def _read_refs(git_dir: str, prefix: str) -> dict[str, str]:
+    """{name after prefix: sha} of the refs under `prefix` (loose refs over packed-refs)."""
+    refs: dict[str, str] = {}
     try:
         with open(os.path.join(git_dir, "packed-refs"), encoding="utf-8", errors="replace") as f:
             for line in f:
                 sha, _, ref = line.rstrip("\n").partition(" ")
-                if ref.startswith("refs/heads/") and len(sha) == 40:
-                    heads[ref[len("refs/heads/"):]] = sha
+                if ref.startswith(prefix) and len(sha) == 40:
+                    refs[ref[len(prefix):]] = sha
     except FileNotFoundError:
         pass
-    _loose_heads(os.path.join(git_dir, "refs", "heads"), "", heads)
-    return heads
+    _loose_heads(os.path.join(git_dir, *prefix.rstrip("/").split("/")), "", refs)
+    return refs
 
 
 def _loose_heads(directory: str, prefix: str, heads: dict[str, str]) -> None:

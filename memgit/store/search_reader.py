@@ -5,6 +5,7 @@ are, and their units. No dulwich, no writes: they read the index as the last syn
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Sequence
 
 from memgit.core import search
@@ -13,40 +14,72 @@ from memgit.store.sqlite import sqlite3
 
 
 
-def query(state_dir, match: str, *, branches: Sequence[str] | None = None, types: Sequence[str] = (),
-          kinds: Sequence[str] = (), since: str | None = None, limit: int = 50
-          ) -> list[tuple[search.Doc, float, str]]:
+# What a search found: (doc, bm25) pairs, best BM25 first (lower is better); each one's row in the index;
+# and the expression they match, to mark the words of the rows shown (`snippets`).
+Found = namedtuple("Found", "candidates rows match")
+
+
+def query(state_dir, match: str, *, every: str = "", branches: Sequence[str] | None = None,
+          types: Sequence[str] = (), kinds: Sequence[str] = (), since: str | None = None, limit: int = 50) -> Found:
     """The documents matching an FTS5 expression (memgit.core.search.match_expression), best BM25 first.
 
+    One statement: the best `limit` rows by BM25 first, then their text and columns (read for those
+    rows only: SQLite would carry them for every match through its sort).
+
+    Args:
+        every: the same terms AND-ed (memgit.core.search.match_every), or "": when `limit` documents
+            or more hold them all, the best of those are the answer, and the documents holding only
+            some of the terms (thousands, for common words: SQLite scores every one) are not read.
     Returns:
-        (doc, bm25, snippet) triples: bm25 is SQLite's (lower is better), the snippet marks the
-        matched words with [[ ]]. [] when there is no index or nothing matches.
+        Found; no candidates when there is no index or nothing matches.
     """
     if not match:
-        return []
+        return Found([], [], match)
     where, args = filters(branches=branches, types=types, kinds=kinds, since=since)
-    where, args = ["fts MATCH ?", *where], [match, *args]
-    sql = (f"SELECT d.branch, d.path, d.unit, d.kind, d.type, d.title, fts.text, d.session, d.date, d.support, "
-           f"bm25(fts, {TITLE_WEIGHT}, {TEXT_WEIGHT}) AS score, "
-           f"snippet(fts, 1, '[[', ']]', '…', {SNIPPET_TOKENS}) "
-           f"FROM fts JOIN docs d ON d.id = fts.rowid WHERE {' AND '.join(where)} ORDER BY score LIMIT ?")
-    args.append(limit)
+    best = (f"SELECT fts.rowid AS id, bm25(fts, {TITLE_WEIGHT}, {TEXT_WEIGHT}) AS score "
+            f"FROM fts{' JOIN docs d ON d.id = fts.rowid' if where else ''} "
+            f"WHERE {' AND '.join(['fts MATCH ?', *where])} ORDER BY score LIMIT ?")
+    sql = f"SELECT t.id, {UNITS}, t.score FROM ({best}) t CROSS JOIN docs d CROSS JOIN fts f " \
+          "WHERE d.id = t.id AND f.rowid = t.id ORDER BY t.score"
+    rows: list = []
     try:
         db = reading(state_dir)
         if db is None:
-            return []
+            return Found([], [], match)
         try:
-            rows = db.execute(sql, args).fetchall()
+            for expression in ([every] if every else []) + [match]:
+                rows = db.execute(sql, [expression, *args, limit]).fetchall()
+                if len(rows) >= limit:
+                    break
         finally:
             db.close()
     except sqlite3.OperationalError as e:  # an expression FTS5 refuses: nothing matches it
         import logging  # only when there is something to say: the search path keeps its imports light
 
         logging.getLogger(__name__).debug("search %r: %s", match, e)
-        return []
+        return Found([], [], match)
     except sqlite3.DatabaseError:
-        return []
-    return [(search.Doc(*row[:10]), row[10], row[11]) for row in rows]
+        return Found([], [], match)
+    return Found([(search.Doc(*row[1:11]), row[11]) for row in rows], [row[0] for row in rows], expression)
+
+
+def snippets(state_dir, match: str, rows: Sequence[int]) -> dict[int, str]:
+    """Each row's text around the words `match` holds, marked with [[ ]] (FTS5's snippet); {} when the
+    index cannot say (the hits then show their first line)."""
+    if not rows:
+        return {}
+    sql = (f"SELECT rowid, snippet(fts, 1, '[[', ']]', '…', {SNIPPET_TOKENS}) FROM fts "
+           f"WHERE fts MATCH ? AND rowid IN ({','.join('?' * len(rows))})")
+    try:
+        db = reading(state_dir)
+        if db is None:
+            return {}
+        try:
+            return dict(db.execute(sql, [match, *rows]).fetchall())
+        finally:
+            db.close()
+    except sqlite3.DatabaseError:
+        return {}
 
 
 class Reader:

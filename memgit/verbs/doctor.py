@@ -322,9 +322,9 @@ def check_remotes(repo, cfg: Config) -> list[Finding]:
 
 def check_hooks(cfg: Config, env: Mapping[str, str]) -> list[Finding]:
     """For each agent on this machine: are memgit's hooks in its hooks file (as `memgit install` finds them)?"""
-    from memgit.verbs.install import agents, files, hooks
+    from memgit.verbs.install import agents, files, hooks, memgit_command
 
-    findings = []
+    findings, command = [], memgit_command()
     for name, agent in agents.AGENTS.items():
         label = f"hooks {name}"
         home = agents.home(name, env, cfg.claude_root)
@@ -338,14 +338,15 @@ def check_hooks(cfg: Config, env: Mapping[str, str]) -> list[Finding]:
             findings.append(Finding(label, FAIL, e.message, f"fix {path}, then memgit install --agent {name}"))
             continue
         missing = [h.event for h in agent.hooks if not hooks.ours(doc, h.event)]
-        if not missing:
-            findings.append(Finding(label, OK, f"memgit's hooks are in {path}"))
-        elif len(missing) == len(agent.hooks):
-            findings.append(Finding(label, WARN, f"memgit's hooks are not in {path}: {agent.label} sessions get no "
-                                    "memory and are not synced when they end", f"memgit install --agent {name}"))
+        if missing or hooks.missing(doc, agent, command) is None:  # or all in, but not as this memgit writes them
+            run = "`, `".join(hooks.commands(doc))
+            found = (f"memgit's {', '.join(missing)} hook(s) missing from {path}" if 0 < len(missing) < len(agent.hooks)
+                     else f"memgit's hooks are not in {path}: {agent.label} sessions get no memory and are not synced "
+                     "when they end" if missing else f"memgit's hooks in {path} run `{run}`, not what this memgit "
+                     f"installs (`{command} hook ...`: another install, or an older, slower form)")
+            findings.append(Finding(label, WARN, found, f"memgit install --agent {name}"))
         else:
-            findings.append(Finding(label, WARN, f"memgit's {', '.join(missing)} hook(s) missing from {path}",
-                                    f"memgit install --agent {name}"))
+            findings.append(Finding(label, OK, f"memgit's hooks are in {path}"))
     return findings
 
 

@@ -21,7 +21,7 @@ from memgit.errors import NoMatch
 # The derived files under .git/memgit (DESIGN §2: deleting them changes nothing but speed); a purge
 # deletes them all, since any may hold what was purged, and rebuilds what a session start reads.
 DERIVED = ("ledger.pickle", "context", "memory", "search.sqlite", "search.sqlite-wal", "search.sqlite-shm",
-           "semantic.sqlite", "semantic.sqlite-wal", "semantic.sqlite-shm", "settled.json", "imports.json", "root",
+           "semantic.sqlite", "semantic.sqlite-wal", "semantic.sqlite-shm", "settled.json", "imports.json", "root", "noop.json",
            "noticed.json")
 
 # What a purge does about a finding, by where it is.

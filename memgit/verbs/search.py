@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 
 from memgit.core import vocab
-from memgit.core.search import Hit, match_expression, rank
+from memgit.core.search import Hit, match_every, match_expression, rank
 from memgit.errors import NotARepo, UsageError
 from memgit.store import search_index, search_reader
 from memgit.store.context_cache import read_heads, read_json
@@ -77,13 +77,24 @@ def search(cfg: Config, query: str, *, project: str | None = None, types: Sequen
         names = {b: project_names(b, named.get(b)) if b != vocab.MAIN else (b,) for b in heads}
         branches = [pick(project, names, what="project", hint="`memgit projects` lists them")]
     current = None if all_projects or project else _current(cfg, heads, cwd or os.getcwd())
-    candidates = search_reader.query(cfg.state_dir, match, branches=branches, types=tuple(types), since=since,
-                                    limit=max(limit * POOL, MIN_POOL))
+    found = search_reader.query(cfg.state_dir, match, every=match_every(query), branches=branches,
+                                types=tuple(types), since=since, limit=max(limit * POOL, MIN_POOL))
     today = time.strftime("%Y-%m-%d", time.gmtime(time.time() if now is None else now))  # the UTC day
     if semantic_search.wanted(cfg, semantic):
-        return semantic_search.fuse(cfg, query, rank(candidates, current=current, now_date=today), branches=branches,
-                                    types=types, since=since, current=current, today=today, limit=limit)
-    return rank(candidates, current=current, now_date=today, limit=limit)
+        hits = semantic_search.fuse(cfg, query, rank(found.candidates, current=current, now_date=today),
+                                    branches=branches, types=types, since=since, current=current, today=today,
+                                    limit=limit)
+    else:
+        hits = rank(found.candidates, current=current, now_date=today, limit=limit)
+    return _marked(cfg, found, hits)
+
+
+def _marked(cfg: Config, found: search_reader.Found, hits: list[Hit]) -> list[Hit]:
+    """The hits with the words they match marked, read for the hits shown only (memgit.store.search_reader.snippets)."""
+    row_of = {(d.branch, d.path, d.text): row for (d, _), row in zip(found.candidates, found.rows)}
+    rows = [row_of.get((h.branch, h.path, h.text)) for h in hits]
+    marked = search_reader.snippets(cfg.state_dir, found.match, [r for r in rows if r is not None])
+    return [h._replace(snippet=marked[row]) if row in marked else h for h, row in zip(hits, rows)]
 
 
 def _heads(cfg: Config) -> dict[str, str]:

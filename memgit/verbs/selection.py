@@ -74,6 +74,24 @@ def too_old(files: list[SessionFile], ledger: Ledger, cfg: Config, *, now: float
                and _project_wanted(f.project_dir, cfg))
 
 
+def unchanged_until(files: list[SessionFile], ledger: Ledger, cfg: Config, *, now: float,
+                    length: Callable[[SessionFile], int] = lambda f: f.size) -> float:
+    """The first moment after `now` at which a plain run over these very files (same sizes and mtimes,
+    same ledger) could choose one (it became idle) or count one more as too old (it left the age
+    window); infinity when none can. Only a file not read to its end has such a moment."""
+    until = float("inf")
+    for file in files:
+        if not _project_wanted(file.project_dir, cfg):
+            continue
+        done = ledger.processed_end(file.key)
+        if (length(file) if file.compressed and done >= 0 else file.size) == done:
+            continue
+        idle = file.mtime + cfg.min_idle_minutes * 60
+        old = file.mtime + cfg.max_age_days * 86400 if cfg.max_age_days > 0 else until
+        until = min([until, *(moment for moment in (idle, old) if moment > now)])
+    return until
+
+
 def _project_wanted(project_dir: str, cfg: Config) -> bool:
     if cfg.include_projects and not any(fnmatch(project_dir, p) for p in cfg.include_projects):
         return False

@@ -22,8 +22,10 @@ from memgit.verbs import budget
 from memgit.verbs.sync_log import log_to_state_dir
 from memgit.verbs.sync_result import SessionResult, SyncResult
 from memgit.verbs.sync_session import SyncRun, ledger_id
-from memgit.verbs.selection import SyncOptions, Work, select, too_old
+from memgit.verbs import sync_noop
+from memgit.verbs.selection import SyncOptions, Work, select, too_old, unchanged_until
 from memgit.sources import registry
+from memgit.store.context_cache import read_refs
 from memgit.store.lengths import Lengths
 
 log = logging.getLogger("memgit.verbs.sync")
@@ -122,6 +124,8 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
         log_to_state_dir(cfg.state_dir)
         with MemoryRepo.open(cfg.repo_path, author=cfg.author, extra_patterns=cfg.extra_redact_patterns) as repo:
             upgraded = len(bootstrap.upgrade(repo))  # a repo older than its skeleton
+            plain = replace(opts, wait=True) == SyncOptions()  # what sync_noop answers without this pipeline
+            refs = read_refs(str(cfg.repo_path / ".git")) if plain else {}  # before the ledger is read from them
             led = ledger_cache.load(repo, cfg.state_dir)
             by_hand = [] if opts.dry_run else _noticed(repo, cfg)
             listing = registry.scan(cfg)
@@ -136,11 +140,15 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
                 result = SyncResult(str(cfg.repo_path), extractor=_extractor_name(cfg), unreadable=_named(listing.unreadable),
                                     commits=upgraded)
                 _left_out(result, listing.files, led, cfg, opts, now=now)
+                witness = sync_noop.inputs(cfg, listing, refs) if plain else None  # the memory folders before they are read
                 _import_memory(repo, cfg, led, result)
                 if not _settled(repo, cfg):  # something moved since the last consolidation (a crash, a revert)
                     _after_commits(repo, cfg, result)
                     result.kept += repo.kept_edits  # consolidation records a person's edits first
                 _tell_noticed(repo, cfg, result, by_hand)
+                if plain:
+                    sync_noop.record(cfg, witness, result, now=now,
+                                     until=unchanged_until(listing.files, led, cfg, now=now, length=lengths))
                 return result
             heuristic_run = cfg.extract_model == "heuristic"
             extract, name = _extractor(cfg)

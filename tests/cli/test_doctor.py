@@ -274,6 +274,23 @@ def test_hooks_not_installed_in_a_present_agent_warn_and_install_clears_it(repo,
     assert result.exit_code == 1
 
 
+def test_hooks_of_an_older_form_warn_and_install_upgrades_them(repo, memgit_cli, hermetic_env):
+    from memgit import config
+    from memgit.verbs import install
+
+    (hermetic_env / ".claude").mkdir()
+    old = "/home/u/.local/bin/memgit"  # the console script, as memgit installed its hooks before the launcher
+    install.install_agents(config.load(), ["claude-code"], command=old)
+    settings = hermetic_env / ".claude" / "settings.json"
+    assert f"{old} hook session-start" in settings.read_text()
+    found = doctor(memgit_cli)[1]["hooks claude-code"]
+    assert found["status"] == "warn" and f"`{old} hook session-start`" in found["found"]
+    assert found["fix"] == "memgit install --agent claude-code"
+    assert memgit_cli("install", "--agent", "claude-code").exit_code == 0
+    assert old not in settings.read_text() and f"{install.memgit_command()} hook session-start" in settings.read_text()
+    assert doctor(memgit_cli)[1]["hooks claude-code"]["status"] == "ok"
+
+
 def test_memory_told_twice_warns_with_the_setting_to_change(synced, memgit_cli, project):  # noqa: F811
     assert doctor(memgit_cli)[1]["double injection"]["status"] == "ok"  # memgit's hook not installed yet
     assert memgit_cli("install").exit_code == 0

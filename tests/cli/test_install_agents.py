@@ -11,6 +11,7 @@ import json
 import os
 import shlex
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -247,7 +248,9 @@ def test_each_agents_installed_session_start_hook_answers_in_its_shape(world, me
     (hermetic_env / home[agent]).parent.mkdir(parents=True, exist_ok=True)
     assert memgit_cli("install", "--agent", agent).exit_code == 0
     line = installed_command(hermetic_env / home[agent], event)
-    assert shlex.split(line)[1:] == ["hook", "session-start"] + (["--agent", agent] if agent != "claude-code" else [])
+    # This interpreter runs memgit's hook launcher (no console script: its wrapper imports `re`).
+    assert shlex.split(line) == [sys.executable, str(install_mod.LAUNCHER), "hook", "session-start"] + (
+        ["--agent", agent] if agent != "claude-code" else [])
     done = run_installed(line, payload(stdin, cwd=str(world)), world)
     text = additional_context(done)  # exactly {"hookSpecificOutput": {"hookEventName", "additionalContext"}}
     assert PROJECT_MARK in text and GLOBAL_MARK in text

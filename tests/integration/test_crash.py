@@ -34,7 +34,7 @@ def memgit_env(home: Path) -> dict:
 
 
 def sync(home: Path, *, kill_after: float | None = None) -> int | None:
-    proc = subprocess.Popen([sys.executable, "-m", "memgit.cli.commands", "sync"], env=memgit_env(home),
+    proc = subprocess.Popen([sys.executable, "-m", "memgit.entry", "sync"], env=memgit_env(home),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     if kill_after is None:
         _, err = proc.communicate(timeout=120)

@@ -11,8 +11,10 @@ import subprocess
 import sys
 
 from memgit.store import embedding
+from memgit.verbs.install import LAUNCHER
 from tests.conftest import ROOT
 from tests.integration.test_hooks import PROJECT_MARK, additional_context, payload, world  # noqa: F401 (a fixture)
+from tests.integration.test_sync import write_demo
 from tests.integration.test_prompt_hook import GOTCHA, PROMPT, gotcha, prompt_stdin  # noqa: F401 (a fixture)
 
 # Whatever none of the three paths needs: the CLI, git, YAML and markdown, the models, the fast JSON
@@ -29,15 +31,25 @@ NEVER = {"click", "dulwich", "litellm", "frontmatter", "markdown_it", "msgspec",
 NOT_AT_START = {"_sqlite3", "math", "memgit.core.search", "memgit.core.recall", "memgit.store.search_index"}
 # The prompt hook neither ranks by age nor looks for the semantic extra.
 NOT_AT_PROMPT = {"memgit.verbs.search", "memgit.verbs.semantic", "memgit.store.embedding"}
+# A sync with nothing new (memgit.verbs.sync_noop) reads the configuration and lists the agents' folders as
+# every sync does (pathlib, dataclasses, the sources' discovery), and nothing of the pipeline.
+NOT_IN_NOOP_SYNC = {"click", "dulwich", "litellm", "frontmatter", "markdown_it", "msgspec", "yaml", "ahocorasick_rs",
+                    "numpy", "mcp", "sqlite3", "_sqlite3", "logging", "subprocess", "threading", "pickle", "datetime",
+                    "tempfile", "shutil", "memgit.cli.commands", "memgit.cli.app", "memgit.store.repo",
+                    "memgit.store.ledger_cache", "memgit.verbs.sync", "memgit.core.redact", "memgit.core.ledger",
+                    "memgit.extract", "memgit.consolidate", "memgit.sources.claude_code.reader"}
 MAIN = "from memgit.entry import main\nmain()\n"
+UNRELATED = "Write a function to calculate the factorial of a number, with type hints and a docstring"
 
 
-def imported(args: list[str], stdin: bytes, cwd, **env) -> tuple[subprocess.CompletedProcess, set[str]]:
-    """Run `memgit ARGS` as the console script would, under -X importtime; return it and what it imported."""
-    probe = f"import sys\nsys.argv = ['memgit', *{args!r}]\n{MAIN}"
+def imported(args: list[str], stdin: bytes, cwd, *, launcher: bool = False,
+             **env) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """Run `memgit ARGS` as the console script would (with `launcher`, as the hooks `memgit install` writes
+    run it), under -X importtime; return it and what it imported."""
+    probe = ["-c", f"import sys\nsys.argv = ['memgit', *{args!r}]\n{MAIN}"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", probe], input=stdin, capture_output=True,
-                          env=env, cwd=cwd, timeout=60)
+    done = subprocess.run([sys.executable, "-X", "importtime", *([str(LAUNCHER), *args] if launcher else probe)],
+                          input=stdin, capture_output=True, env=env, cwd=cwd, timeout=60)
     lines = [line for line in done.stderr.decode().splitlines() if line.startswith("import time:")]
     assert lines, done.stderr.decode()[-2000:]
     return done, {line.rsplit("|", 1)[1].strip() for line in lines[1:]}  # the first line is the header
@@ -54,13 +66,29 @@ def test_the_hooks_and_search_import_nothing_they_do_not_use(gotcha):
     start, modules = imported(["hook", "session-start"], stdin, gotcha)
     assert PROJECT_MARK in additional_context(start)  # served from the context cache the sync rendered
     assert forbidden(modules, NEVER | NOT_AT_START) == set()
+    installed, modules = imported(["hook", "session-start"], stdin, gotcha, launcher=True)
+    assert installed.stdout == start.stdout and forbidden(modules, NEVER | NOT_AT_START | {"re", "runpy"}) == set()
 
     prompt, modules = imported(["hook", "user-prompt-submit"], prompt_stdin(PROMPT, gotcha), gotcha)
     assert GOTCHA in json.loads(prompt.stdout)["hookSpecificOutput"]["additionalContext"]
     assert forbidden(modules, NEVER | NOT_AT_PROMPT) == set()
+    # The usual answer, nothing: as installed, no regular expression is compiled on the way (memgit.core.lazyre).
+    quiet, modules = imported(["hook", "user-prompt-submit"], prompt_stdin(UNRELATED, gotcha), gotcha, launcher=True)
+    assert quiet.returncode == 0 and quiet.stdout == b"", quiet.stderr.decode()[-2000:]
+    assert forbidden(modules, NEVER | NOT_AT_PROMPT | {"re", "runpy"}) == set() and "_sqlite3" in modules
 
     # `[search] semantic` on, as by default: it only looks for the extra (installed, numpy would be its due).
     search, modules = imported(["search", "typesense port"], b"", gotcha, MEMGIT_SEMANTIC="1")
     assert search.returncode == 0 and "typesense" in search.stdout.decode(), search.stderr.decode()[-2000:]
     assert forbidden(modules, NEVER - ({"numpy"} if embedding.missing() is None else set())) == set()
     assert {"memgit.verbs.search", "memgit.store.search_reader"} <= modules  # the fast path, not click's
+
+
+def test_a_sync_with_nothing_new_imports_nothing_of_the_pipeline(claude_projects, memgit_cli, tmp_path):
+    write_demo(claude_projects)
+    memgit_cli("sync")
+    said = memgit_cli("sync").stdout  # finds nothing new: its answer is recorded
+    sync, modules = imported(["sync"], b"", tmp_path)
+    assert sync.returncode == 0 and sync.stdout.decode() == said, sync.stderr.decode()[-2000:]
+    assert forbidden(modules, NOT_IN_NOOP_SYNC) == set()
+    assert "memgit.verbs.sync_noop" in modules  # answered from the record, not by the pipeline

@@ -122,3 +122,29 @@ def test_memgit_consolidate_commits_the_models_memory(claude_projects, memory_pa
     assert {c["consolidator"] for c in commits} == {MODEL} and not any(c["fallback"] for c in commits)
     assert git(memory_path, "show", "projects/pinion:MEMORY.md") == memory
     assert "Memgit-Consolidator: openai/fake-model" in git(memory_path, "log", "-1", "projects/pinion")
+
+
+TEAM_NOTE = "team/ana/sessions/2026/11/2026-11-20-fix-redis-in-ci-9c8d7e6f.md"
+TEAM = [("ana", TEAM_NOTE, "gotcha", "CI's Redis needs `--appendonly no`, else the container fills its disk."),
+        ("ana", TEAM_NOTE, "preference", "ana prefers squash merges.")]
+
+
+def test_a_shared_project_sends_the_teammates_learnings_and_may_link_their_notes(cfg, fake_llm):
+    # issue 22: the LLM consolidator reads what the heuristic one reads of the team, attributed
+    shared = MEMORY.replace("## Build and test", "## Gotchas\n\n- [gotcha] CI's Redis needs `--appendonly no`, "
+                            f"else the container fills its disk — 1 session, ana: [ana 2026-11-20 9c8d7e6f]({TEAM_NOTE})"
+                            "\n\n## Build and test")
+    fake_llm.script(reply(memory=shared))
+    c = cons.consolidate(scope="pinion", notes=NOTES, added=NOTES, removed=[], current=None, pinned=[PINNED],
+                         cfg=cfg, team=TEAM)
+    assert f"]({TEAM_NOTE})" in c.memory_md  # a link to a teammate's note given is no dead link
+    user = fake_llm.requests[0]["body"]["messages"][1]["content"]
+    block = user.split("<team_learnings>\n")[1].split("</team_learnings>")[0]
+    assert "`--appendonly no`" in block and f"— ana, {TEAM_NOTE}" in block
+    assert "never the user's" in user  # the model is told whose a teammate's preference is
+
+
+def test_a_project_without_a_team_sends_no_team_block(cfg, fake_llm):
+    fake_llm.script(reply())
+    cons.consolidate(scope="pinion", notes=NOTES, added=NOTES, removed=[], current=None, pinned=[PINNED], cfg=cfg)
+    assert "team_learnings" not in fake_llm.requests[0]["body"]["messages"][1]["content"]

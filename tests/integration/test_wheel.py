@@ -1,6 +1,7 @@
 """The built wheel carries prompts/, templates/, hooks/, skills/ and the vendored secret rules: `memgit demo`
 works from an installed wheel."""
 
+import os
 import site
 import subprocess
 import sys
@@ -60,6 +61,13 @@ def test_wheel_installs_and_runs_demo_outside_the_source_tree(tmp_path):
                             "print(data_dir('skills') / 'memgit-recall' / 'SKILL.md')"],
                            capture_output=True, text=True, check=True, cwd=tmp_path).stdout.strip()
     assert skill.startswith(purelib) and Path(skill).read_text().startswith("---\nname: memgit-recall\n")
+    # the hooks' launcher, which the hook commands `memgit install` writes run with this interpreter
+    command = subprocess.run([python, "-c", "from memgit.verbs.install import memgit_command; print(memgit_command())"],
+                             capture_output=True, text=True, check=True, cwd=tmp_path).stdout.strip()
+    assert command == f"{python} {purelib}/memgit/hook/memgit", command
+    started = subprocess.run(f"{command} hook session-start", shell=True, input=b"{}", capture_output=True, cwd=tmp_path,
+                             env={**os.environ, "HOME": str(tmp_path)})
+    assert started.returncode == 0 and started.stdout == b"", started.stderr
     demo = subprocess.run([python, "-m", "memgit.cli.commands", "demo", "--keep", str(tmp_path / "demo")],
                           capture_output=True, text=True, cwd=tmp_path)
     assert demo.returncode == 0, demo.stderr

@@ -41,6 +41,9 @@ STANDING = [
 ONE_OFF = [
     # the next step of the task, a pointer into the session, an approval, a plain question (fixtures/scale)
     CORRECTED + '"Fix all issues in the suggested order"',  # fc14d957
+    # a proposal to look into something counts the things of one task ("at each …"), no rule (a318ad73)
+    CORRECTED + '"I think we should look what we calculate at each shadow branch state around line usages, this '
+                'might also be helpful for debugging since the calculation is pretty opaque"',
     CORRECTED + '"The current way with F1 is OK. Commit the changes"',  # fc14d957
     CORRECTED + '"Plan a fix for scenario 1"',  # 039c7932
     CORRECTED + '"Only implement fix 6"',  # 3a41c7a4
@@ -244,6 +247,20 @@ def test_a_gotcha_that_bites_again_reads_as_how_things_behave():
 
 
 @pytest.mark.parametrize("text,told_", [
+    # what was happening at that moment of the debugging (9e953218): it reads only inside its session
+    ("The rewrite is serving `index.html` correctly, but the CSS/JS files referenced within it are being requested "
+     "from the root (`/tokenizer.css`) instead of from within the tokenizer directory.", False),
+    ("The submodule files are there, but Next.js isn't serving them properly because they're in the `public/` "
+     "directory but not being treated as static assets correctly.", False),
+    # a progressive inside a condition is how things behave (e9fb405b)
+    ("\"Fail-Open\" Secret Detection: The `.husky/pre-commit` hook attempts to run `npm run validate:secrets`. "
+     "However, if the Docker daemon is not running, the script skips detection and allows the commit.", True),
+])
+def test_a_debugging_observation_is_no_gotcha_that_bites_again(text, told_):
+    assert lasting_gotcha(text) is told_
+
+
+@pytest.mark.parametrize("text,told_", [
     # the person's report must name its subject; the finding must hold beyond the fix one session made
     ("Problem: Ok it is still not working either way. Fix: Patched `useTeamWithStats` so that any `initialTeam` "
      "is treated as stale, which forces an immediate fetch whenever the sheet opens.", False),  # 01997e76 (codex)
@@ -319,6 +336,15 @@ def test_only_names_of_the_code_the_session_changed_make_a_gotcha_its_history(te
     # an ask that leans on the context ("this") keeps the context as the title (01997e76, codex)
     ("updating a team to assign a lead is VERY slow. Evaluate how this is handled in the TeamSheet.", None,
      "Updating a team to assign a lead is VERY slow"),
+    # ... but a determiner with its noun names the subject (9e953218), and how the ask is put is dropped
+    ("I have public/tokenizer.css and public/tokenizer.js on my website, but the deep link is awkward. Do you think "
+     "it would be possible to move these 3 files into a git submodule?", None,
+     "Move these 3 files into a git submodule"),
+    # an ask with no subject of its own: the context said before it is the subject (46f222a8, cc530b30 scale)
+    ("The stylecheck linter does not exist. Fix the problem", None, "The stylecheck linter does not exist"),
+    ("There are occasional warnings in the log: [WARNING] lineprotocol.go:368: [METRICSTORE]> WAL shard channel "
+     "full, dropped 7220001 messages (data safe in memory). Is this a problem? And how can it be fixed?", None,
+     "There are occasional warnings in the log"),
 ])
 def test_a_note_is_titled_by_what_its_first_request_asks(said, source_title, title):
     from memgit.extract.heuristic import session, summary
@@ -327,3 +353,15 @@ def test_a_note_is_titled_by_what_its_first_request_asks(said, source_title, tit
     t = transcript(user(said), agent(text="Done."))
     t.title = source_title
     assert summary.title(session.read(t), source_title) == title
+
+
+def test_a_look_around_before_the_work_does_not_title_the_note():
+    # 019e1625 (codex): "show tools", then the work; a session that only looks around keeps its one request
+    from memgit.extract.heuristic import session, summary
+    from tests.unit.test_heuristic import transcript
+
+    worked = transcript(user("show tools"), agent(text="read_file, shell, …"),
+                        user("let's update the default context compaction to 90 in the env var"), agent(text="Done."))
+    looked = transcript(user("List the files"), agent(text="a.py b.py"), user("thanks"), agent(text="You're welcome."))
+    assert summary.title(session.read(worked), None) == "Let's update the default context compaction to 90 in the env var"
+    assert summary.title(session.read(looked), None) == "List the files"

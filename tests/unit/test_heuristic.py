@@ -735,9 +735,23 @@ def test_advice_on_starting_the_project_s_own_program_weighs_as_a_command_that_r
     start = _advice("4. Start with `./cc-backend -server -dev` and verify `/config` page shows resampling options",
                     CWD, set()) or _advice("Start with `./cc-backend -server -dev` and verify `/config` page shows "
                                            "resampling options", CWD, set())
-    flag = _advice("Run with `-loglevel debug` and check the log", CWD, set())
+    flag = _advice("Run cc-backend with `-loglevel debug` and check the log", CWD, set())
     assert start is not None and start.text == "Start with `./cc-backend -server -dev`."
     assert flag is not None and start.score > flag.score
+
+
+def test_advice_of_flags_alone_must_name_the_program_they_are_for():
+    # 07d71faa (scale): "Verification: run with `-loglevel debug`" runs nothing a newcomer could type; the
+    # same answer's list item goes on after a code span with the advice that names cc-backend.
+    from memgit.extract.heuristic import session
+    from memgit.extract.heuristic.commands import _advice, advised
+
+    assert _advice("Verification: run with `-loglevel debug` and check for", CWD, set()) is None
+    assert _advice("Start with `-loglevel debug` and log in", CWD, set()) is None
+    answer = ("Changes Made:\n\n- Added debug logging at each step: `OIDC userinfo claims: username=...`\n\n"
+              "   Run cc-backend with `-loglevel debug` to see these.\n\nVerification: run with `-loglevel debug`.")
+    found = advised(session.read(transcript(user("roles are missing after OIDC login"), agent(text=answer))))
+    assert [c.text for c in found] == ["Run cc-backend with `-loglevel debug`."]
 
 
 @pytest.mark.parametrize(("said", "rule"), [

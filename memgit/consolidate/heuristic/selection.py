@@ -107,7 +107,27 @@ def lasting_gotcha(text: str) -> bool:
         problem_, fix = reported.group("problem"), reported.group("fix").strip()
         return (bool(_TROUBLE.search(problem_)) and not _DANGLING.match(problem_) and not _CODE_CHANGE.match(fix)
                 and lasting(fix))
-    return lasting(text)
+    return lasting(text) and not observed(text)
+
+
+# What is happening at the moment of one session, said in the progressive ("the rewrite is serving
+# `index.html`, but the CSS is being requested from the root"): a debugging observation. A condition
+# keeps its progressive ("if the Docker daemon is not running, the hook skips the scan") and holds.
+_PROGRESSIVE = re.compile(r"\b(?:is|are|isn'?t|aren'?t)\s+(?:not\s+|still\s+|now\s+|currently\s+)?(?:being\s+)?"
+                          r"(?!going\b|nothing\b|something\b|anything\b|everything\b)[a-z]{3,}ing\b", re.I)
+_CONDITION = re.compile(r"\b(?:if|when|whenever|unless|while|until|once|as long as)\b", re.I)
+_CLAUSE_START = re.compile(r"[,;:.(—–]|\b(?:but|and|so|because|since|however)\b", re.I)
+
+
+def observed(text: str) -> bool:
+    """True when a main clause of `text` tells what was happening then, in the progressive."""
+    for found in _PROGRESSIVE.finditer(text):
+        before = text[: found.start()]
+        starts = [m.end() for m in _CLAUSE_START.finditer(before)]
+        clause = before[starts[-1]:] if starts else before
+        if not _CONDITION.search(clause):
+            return True
+    return False
 
 
 def _new_option(failed: str, works: str) -> bool:

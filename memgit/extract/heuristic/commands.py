@@ -137,12 +137,16 @@ _ADVICE = re.compile(
 )
 _DEICTIC_TAIL = re.compile(r"\s+(?:(?:to|and) (?:see|check|verify|confirm|test|try) (?:these|this|that|it|them)\b|to see\b|"
                            r"and (?:check|look|verify|confirm|see|log in)\b|—\s*you should\b).*$", re.I)
-_PIECES = re.compile(r";\s+|:\s+(?=`)|(?<=[.!?])\s+(?=[A-Z`])")
+# Where advice starts: a sentence, a clause, or a paragraph a list item carries on with after a code
+# span ("… roles: [...]` Run cc-backend with `-loglevel debug` to see these").
+_PIECES = re.compile(r";\s+|:\s+(?=`)|(?<=[.!?])\s+(?=[A-Z`])|(?<=`)\s+(?=[A-Z][a-z]+\s)")
 # Cheap pre-check of a text: a verb of running close before a code span, or a code span described.
 _MAYBE_ADVICE = re.compile(r"\b(?:run|start|launch|build|test|lint|format|use|execute|invoke)\b[^`\n]{0,40}`|"
                            r"`\s*(?:[—–-]|:)\s*(?:runs|formats|lints|builds|starts|checks|installs|generates|cleans|"
                            r"serves|compiles|regenerates|bundles)\b", re.I)
 _PROJECT_CALL = re.compile(r"^(?:\./|make\b|-{1,2}[a-z])")
+# Flags alone run nothing: "Run cc-backend with `-loglevel debug`" names its program, "Run with `-x`" does not.
+_NAMED_PROGRAM = re.compile(r"^(?:run|start|launch)\s+(?!with\b)[\w./-]+\s+with\b", re.I)
 
 
 def advised(s: Session) -> list[Candidate]:
@@ -175,6 +179,8 @@ def _advice(piece: str, cwd: str | None, verified: set[str]) -> Candidate | None
     spans = re.findall(r"`([^`]+)`", said)
     parsed = [parse(span) for span in spans]
     if not any(_PROJECT_CALL.match(span) or shell for span, shell in zip(spans, parsed)) or is_ephemeral(said):
+        return None
+    if all(span.startswith("-") for span in spans) and not _NAMED_PROGRAM.match(said):
         return None
     if any(shell and shell.family in verified for shell in parsed):
         return None  # it ran in this session: the run itself is the better learning

@@ -34,14 +34,17 @@ _FILLER = re.compile(
     re.I,
 )
 # Temporal or scope generality: the rule is meant beyond this task.
-_GENERAL = re.compile(
-    r"\b(?:always|never|from now on|going forward|in (?:the )?future|henceforth|from here on|by default|"
-    r"as a (?:general )?rule|in general|generally|at all times|every time|each time|whenever|"
-    r"in (?:this|our|the) (?:repo|repository|project|codebase|code ?base|team|company|org)|"
-    r"(?:for|on|in|with|after|before|at) (?:any|every|all|each) (?!of (?:these|those|them|the)\b)|"
-    r"(?:don'?t|do not) ever|ever again|no matter)\b",
-    re.I,
-)
+_ALWAYS = (r"always|never|from now on|going forward|in (?:the )?future|henceforth|from here on|by default|"
+           r"as a (?:general )?rule|in general|generally|at all times|every time|each time|whenever|"
+           r"in (?:this|our|the) (?:repo|repository|project|codebase|code ?base|team|company|org)|"
+           r"(?:don'?t|do not) ever|ever again|no matter")
+# "for every change", "on all pushes": general as a rule, but in a proposal to look into something ("I think
+# we should look at what we calculate at each shadow branch state") it counts the things of one task.
+_EVERY = r"(?:for|on|in|with|after|before|at) (?:any|every|all|each) (?!of (?:these|those|them|the)\b)"
+_GENERAL = re.compile(rf"\b(?:{_ALWAYS}|{_EVERY})\b", re.I)
+_GENERAL_ALWAYS = re.compile(rf"\b(?:{_ALWAYS})\b", re.I)
+_LOOK_INTO = re.compile(r"(?:(?:I think|I guess|maybe|perhaps|so)\s+)?(?:we|you) (?:should|could|need to|might) (?:also )?"
+                        r"(?:look|check|investigate|debug|analy[sz]e|see|explore|examine|inspect|dig|print|log|trace)\b", re.I)
 # The person's own taste, or the team's practice.
 _FIRST_PERSON = re.compile(
     r"\b(?:prefer(?:s|red)?|I(?: would|'d) (?:actually |really )?(?:prefer|rather|like|love|want)|the user (?:prefers|likes|dislikes|wants|would rather|never|always)|I (?:prefer|like|dislike|hate|"
@@ -196,9 +199,18 @@ def standing(text: str) -> bool:
     said = words_of(text)
     if not said or approval(said):
         return False
-    if general(said) or first_person(said) or choice(said) or _PRACTICE.search(said):
+    if first_person(said) or choice(said) or _PRACTICE.search(said):
         return True
-    return any(_lasting_pushback(part) for part in _SENTENCE.split(said) if part.strip())
+    return any(_general_rule(part) or _lasting_pushback(part) for part in _SENTENCE.split(said) if part.strip())
+
+
+def _general_rule(sentence: str) -> bool:
+    """One sentence stated in general terms: "always", "in this repo" anywhere; "for every …", "on all …"
+    not in a proposal to look into something, which is the task's next step."""
+    if _GENERAL_ALWAYS.search(sentence):
+        return True
+    said = _FILLER.sub("", sentence.strip())
+    return general(said) and not _LOOK_INTO.match(said)
 
 
 def _lasting_pushback(sentence: str) -> bool:

@@ -28,7 +28,20 @@ _LOG_LINE = re.compile(r"\s*\[(?:WARNING|WARN|ERROR|INFO|DEBUG|FATAL|TRACE)\].*?
 MAX_CLOSING = 480
 MAX_CONTEXT = 2  # sentences of context a first request may say before what it asks
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+){2,}$")
-_DEICTIC = re.compile(r"\b(?:this|that|these|those|it|them)\b", re.I)  # an ask that leans on the context before it
+# An ask that leans on the context before it: a pronoun standing for it ("Evaluate how this is handled",
+# "fix it"). A determiner with its noun ("move these 3 files", "hand over this research") names its subject.
+_DEICTIC = re.compile(r"\b(?:it|them|they|(?:this|that|these|those)(?=\s*(?:$|[.,;:?!)]|(?:is|was|are|were|'s|does|did|"
+                      r"has|had|will|would|can|could|should|works?|happens?)\b)))", re.I)
+# An ask with no subject of its own: "Fix the problem", "Investigate the issue and fix it", "Is this a
+# problem?". The context said before it is what the session is about.
+_GENERIC_ASK = frozenset("""a an the and or it this that these those is are was be do does did can could would you we i me
+please again now just fix fixes fixed investigate look check suggest solve resolve problem problems issue issues error
+errors bug bugs happening wrong help""".split())
+_OBJECT_WORDS = 5  # where an ask names what it is about ("move these 3 files into …"); later pronouns refer back inside it
+# How a request is put, before what it asks: "Do you think it would be possible to move …" asks to move.
+_ASK_LEAD = re.compile(r"^(?:now|next|then)[,:]?\s+|^(?:do you think |i wonder (?:if|whether) )?(?:(?:it(?:'s| is| would be| might be)"
+                       r"|is it|would it be) (?:possible|feasible) to|(?:we|you) (?:could|can|might))\s+", re.I)
+_LOOKAROUND = re.compile(r"^\s*(?:show|list|ls|print|display)(?:\s+(?:me|all|the|my|[\w./-]+)){0,3}[\s?.!]*$", re.I)
 _GREETING = re.compile(r"^(?:hey|hi|hello|yo|hej|howdy|good (?:morning|afternoon|evening))\b[\s\w,!.]{0,12}$", re.I)
 _USER_POSITIVE = re.compile(
     r"\b(?:thanks?|thank you|thx|works|working now|perfect|great|awesome|excellent|lgtm|looks good|"
@@ -68,16 +81,21 @@ def title(s: Session, source_title: str | None) -> str:
     for summary in s.compactions[:1]:  # it recaps the session from its start, better than a mid-way prompt
         if intent := compaction.intent(summary):
             return sentence_case(clip(intent, MAX_TITLE)).rstrip(".")
-    for request in s.requests:
+    for i, request in enumerate(s.requests):
         if _GREETING.match(request.said) or len(words(request.said)) < 2:
             continue
+        if _LOOKAROUND.match(request.said) and any(asks(r.said) for r in s.requests[i + 1:]):
+            continue  # "show tools" before the work: a look around, not what the session is about
         said = [u.text for u in s.units(request.said)]
         # A standing rule stated first ("Never use emoji. Fix the sync.") is not what the session is about,
         # nor the context said before the ask ("This app checkpoints with a WAL. Analyse when the files are reset.").
         told = [x for x in said if not standing_rule(x)] or said[:1]
         ask = next((x for x in told[:MAX_CONTEXT + 1] if asks(x)), None)
-        opening = ask if ask and not _DEICTIC.search(ask) else (told[0] if told else "")
-        asked = strip_filler(scrub(opening, s.cwd)).rstrip("?.!:")
+        ask = ask and _ASK_LEAD.sub("", strip_filler(ask))
+        if ask and (_DEICTIC.search(" ".join(ask.split()[:_OBJECT_WORDS])) or set(words(ask)) <= _GENERIC_ASK):
+            ask = None
+        opening = _LOG_LINE.sub("", ask or (told[0] if told else ""))
+        asked = strip_filler(scrub(opening, s.cwd)).rstrip("?.!: ")
         if len(words(asked)) >= 2:
             return sentence_case(clip(asked, MAX_TITLE)).rstrip(".")
     return "Untitled session"

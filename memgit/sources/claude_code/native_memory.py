@@ -18,8 +18,6 @@ from pathlib import Path
 from typing import Mapping
 
 from memgit.core.model import AGENT_CLAUDE_CODE
-from memgit.sources.claude_code.reader import peek_cwd
-from memgit.sources.claude_code.synthetic import encode_project_dir
 from memgit.sources.memory_files import Snapshot, read_tree, stamp
 
 MEMORY_DIR = "memory"
@@ -148,6 +146,8 @@ def _is_dir(path: Path) -> bool:
 def project_cwd(project_dir: Path) -> str | None:
     """The working directory a project folder stands for: a transcript's recorded cwd, else the
     existing directory whose encoding is the folder's name (the encoding is lossy: never guessed blind)."""
+    from memgit.sources.claude_code.reader import peek_cwd  # the record parser: not for a sync that only lists folders
+
     try:  # every main transcript here was started in the same directory: the first few will do
         with os.scandir(project_dir) as listing:
             transcripts = sorted(e.path for e in listing if e.name.endswith(".jsonl") and not e.name.startswith("agent-"))
@@ -164,6 +164,8 @@ def decode_existing(encoded: str) -> str | None:
     """The existing absolute directory whose `-`-encoding is `encoded`, found by walking down from `/`."""
     if not encoded.startswith("-"):
         return None
+    from memgit.sources.claude_code.synthetic import encode_project_dir
+
     steps = [0]
 
     def walk(directory: str, rest: str) -> str | None:

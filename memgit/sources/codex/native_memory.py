@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
 
 from memgit.core.model import AGENT_CODEX
@@ -68,6 +67,8 @@ def injected(root: Path) -> list[str]:
     summary = root / MEMORY_DIR / INJECTED
     if not summary.is_file():
         return []
+    import tomllib  # only here: listing the memory folders (every sync) never reads Codex's config
+
     try:
         config = tomllib.loads((root / "config.toml").read_text(encoding="utf-8"))
     except (OSError, ValueError):

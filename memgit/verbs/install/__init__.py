@@ -58,8 +58,15 @@ class InstallReport:
                 "mcp": [f.as_dict() for f in self.mcp], "warnings": self.warnings}
 
 
+# The hooks' launcher (memgit/hook/memgit): the console script's work without the `import re` of pip's wrapper.
+LAUNCHER = Path(__file__).resolve().parent.parent.parent / "hook" / "memgit"
+
+
 def memgit_command() -> str:
-    """How a hook calls memgit: this environment's console script, else `python -m memgit.entry`."""
+    """How a hook calls memgit: this interpreter running memgit's hook launcher; without it (a build that
+    lacks the file), this environment's console script, else `python -m memgit.entry`."""
+    if LAUNCHER.is_file():
+        return f"{shlex.quote(sys.executable)} {shlex.quote(str(LAUNCHER))}"
     return " ".join(map(shlex.quote, memgit_argv()))
 
 
@@ -126,7 +133,7 @@ def install_agents(cfg, names: Sequence[str] = (), *, settings: Path | None = No
     now = time.time() if now is None else now
     command = command or memgit_command()
     report = InstallReport("install", dry_run)
-    if "-m memgit.entry" in command:
+    if "-m" in memgit_argv():  # the hooks need no console script; a person and the skills do
         report.warnings.append(f"no `memgit` executable found: the hooks run `{command} hook ...`; "
                                "`pip install` memgit to put it on PATH")
     state = manifest.load(env)

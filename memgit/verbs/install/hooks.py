@@ -64,6 +64,12 @@ def ours(doc: dict, event: str) -> list:
     return [g for g in doc.get("hooks", {}).get(event, []) if any(map(is_memgit_handler, _handlers(g)))]
 
 
+def commands(doc: dict) -> list[str]:
+    """The commands of memgit's handlers in the document, each once, in order."""
+    return list(dict.fromkeys(h["command"] for event in doc.get("hooks", {}) for g in ours(doc, event)
+                              for h in _handlers(g) if is_memgit_handler(h)))
+
+
 def has_memgit(doc: dict) -> bool:
     return any(ours(doc, event) for event in doc.get("hooks", {}))
 
