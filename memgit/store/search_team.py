@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from hashlib import sha1
 
-from memgit.core import search
+from memgit.core import teammates
 from memgit.core import superseded as marks
 from memgit.store.blobs import read_blobs
 from memgit.store.search_rows import drop, insert
@@ -28,7 +28,7 @@ def index_team(db, repo, branch: str, superseded: list, notes: dict | None, coun
         counts["removed"] += drop(db, branch, path)
     fresh = {path: w for path, w in wanted.items() if known.get(path) != w[2]}
     contents = read_blobs(repo, {blob for blob, _, _ in fresh.values()})
-    files = [search.teammate_documents(branch, path, contents[blob].decode("utf-8", "replace"),
+    files = [teammates.documents(branch, path, contents[blob].decode("utf-8", "replace"),
                                        [tuple(line.split(" ", 1)) for line in told])
              for path, (blob, told, _) in sorted(fresh.items())]
     counts["added"] += insert(db, [docs for docs in files if docs])

@@ -1,7 +1,7 @@
-"""A teammate's note as search units (memgit.core.search.teammate_documents), MEMORY.md's unreviewed
+"""A teammate's note as search units (memgit.core.teammates), MEMORY.md's unreviewed
 learnings left out of search, and superseded links to a teammate's note kept apart from the reader's."""
 
-from memgit.core import search, superseded
+from memgit.core import search, superseded, teammates
 from memgit.core.model import Learning, Note
 from memgit.core.notes import render_note
 
@@ -14,7 +14,7 @@ PATH = "team/ana/sessions/2026/11/2026-11-10-fix-the-tests-abcd1234.md"
 
 
 def test_a_teammates_note_gives_its_title_and_the_learnings_kept_never_its_summary():
-    docs = search.teammate_documents("projects/app", PATH, NOTE,
+    docs = teammates.documents("projects/app", PATH, NOTE,
                                      [("gotcha", "Port 5432 was held by a stale postgres  container.")])
     assert [(d.kind, d.text) for d in docs] == [("note", "Fix the tests"),
                                                 ("learning", "Port 5432 was held by a stale postgres container.")]
