@@ -140,7 +140,8 @@ def _project(repo, cfg: Config, branch: str, force: bool) -> ConsolidateResult |
         notes = read_notes(repo, head)
         added, removed = delta(repo, head, last_consolidation(repo, head).through, notes)
         return llm.consolidate(scope=scope, notes=notes, added=added, removed=removed,
-                               current=read_current(repo, head), pinned=pinned, cfg=cfg)
+                               current=read_current(repo, head), pinned=pinned, cfg=cfg,
+                               team=team_memory.told(memory, team) if team else ())
 
     try:
         c, fallback = _choose(cfg, heuristic_run, llm_run, budget)

@@ -155,8 +155,15 @@ def searchable(repo, cfg: Config, branch: str, head: str) -> dict[str, tuple[str
     memory, team = shared_memory(repo, cfg, branch, head)
     with memory:
         kept = team.admitted(memory)
-        versions = memory.versions()
+        versions = memory.versions()  # its blob, before the hidden learnings it held
     return {path: (versions[path].split(":", 1)[0], frozenset(learned)) for path, learned in kept.items()}
+
+
+def told(memory: Memory, team: rules.Team) -> list[tuple[str, str, str, str]]:
+    """The teammates' learnings the reader may be told, as the LLM consolidator takes them: (person,
+    `team/<person>/<note>`, type, text)."""
+    return [(rules.person_of(path), path, kind, text) for path, learned in sorted(team.admitted(memory).items())
+            for kind, text in sorted(learned)]
 
 
 def _parsed(path: str, data: bytes):

@@ -1,17 +1,20 @@
 """A teammate's learnings through the prompt hook and `memgit search` (issue 22): two people, two HOMEs,
 one bare team remote. What the reader accepted (`memgit review --team`) comes back, labelled with its
 teammate; what they have not reviewed (review "new") and what they forgot does not; with review "none"
-the team is trusted. The relevance bar is the one a person's own notes meet (memgit.core.recall).
+the team is trusted. The relevance bar is the one a person's own notes meet (memgit.core.recall). A
+teammate's learning is forgotten by its id or its note's path; the LLM consolidator is sent what may be told.
 """
 
 from __future__ import annotations
 
 import json
 
+from memgit.config import load as load_config
 from memgit.core.model import Learning, Note
 from memgit.core.notes import note_path, render_note
 from memgit.sources.claude_code.synthetic import session_id
 from memgit.store.repo import MemoryRepo
+from memgit.verbs import team_review
 from tests import servers
 from tests.conftest import fsck, git, point_home
 from tests.integration.test_hooks import make_git_project, run_hook
@@ -149,3 +152,31 @@ def test_a_teammates_learning_is_forgotten_by_its_id_and_by_its_notes_path(tmp_p
     assert "pgtest" not in asked(ben, app[ben], postgres) and "pgtest" not in memory_of(ben)
     assert "celery" in git(bare, "log", "-p", "people/ana/projects/app") and "make lint" in memory_of(ben)
     fsck(ben.memory)
+
+
+def test_the_llm_consolidator_is_sent_the_teammates_learnings_the_reader_may_be_told(tmp_path, monkeypatch,
+                                                                                     memgit_cli, fake_llm):
+    ana = Person(tmp_path / "ana", "ana@acme.dev", monkeypatch, memgit_cli)
+    ben = Person(tmp_path / "ben", "ben@acme.dev", monkeypatch, memgit_cli)
+    bare = servers.bare_repo(tmp_path / "team.git")
+    app = {ana: make_git_project(ana.home / "dev" / "app", SSH), ben: make_git_project(ben.home / "src" / "app", HTTPS)}
+    ana.session(app[ana], "l-ana-0", "Always run `make lint` before pushing.", day=9)
+    ben.session(app[ben], "l-ben-0", OWN[0], day=12)
+    for p in (ana, ben):
+        p.run("sync")
+    learned(ana, "postgres", 10, POSTGRES)
+    learned(ana, "celery", 11, CELERY)
+    for p in (ana, ben):
+        p.run("team", "add", "acme", str(bare))
+        p.run("share", "app", "--team", "acme")
+    ana.run("push", "acme")
+    ben.run("pull", "acme")
+    [key] = [x["key"] for x in ben.json("review", "--team")["learnings"] if "postgres" in x["text"]]
+    point_home(ben.mp, ben.home)  # accept the one, leave the other unreviewed
+    queue = team_review.pending(load_config())
+    team_review.decide(load_config(), queue, [x for x in queue.learnings if x.key == key], [])
+    configure(ben, f'[consolidate]\nmodel = "openai/fake-model"\n[extract]\napi_base = "{fake_llm.api_base}"\n')
+    ben.run("consolidate", "--project", "app", "--force")
+    user = fake_llm.requests[-1]["body"]["messages"][1]["content"]
+    block = user.split("<team_learnings>\n")[1].split("</team_learnings>")[0]
+    assert "pgtest" in block and "— ana, team/ana/sessions/" in block and "celery" not in block
