@@ -181,6 +181,15 @@ def test_only_shared_projects_travel_under_each_persons_own_refs(team):
     assert nameless.exit_code == 2 and "leaves no name" in nameless.stderr and [r["name"] for r in cy.json("remote")["remotes"]] == ["acme"]
 
 
+def pair(tmp_path, monkeypatch, memgit_cli) -> tuple[Person, Person, Path, dict]:
+    """ana and ben, app checked out at another path each (one origin URL, in ssh and https forms), and a
+    bare team remote: (ana, ben, the remote, {person: their checkout})."""
+    ana = Person(tmp_path / "ana", "ana@acme.dev", monkeypatch, memgit_cli)
+    ben = Person(tmp_path / "ben", "ben@acme.dev", monkeypatch, memgit_cli)
+    app = {ana: make_git_project(ana.home / "dev" / "app", SSH), ben: make_git_project(ben.home / "src" / "app", HTTPS)}
+    return ana, ben, servers.bare_repo(tmp_path / "team.git"), app
+
+
 def configure(person: Person, text: str) -> None:
     cfile = person.home / ".config" / "memgit" / "config.toml"
     cfile.parent.mkdir(parents=True, exist_ok=True)

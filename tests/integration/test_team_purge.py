@@ -11,7 +11,7 @@ from tests import servers
 from tests.conftest import fsck, git
 from tests.integration.test_hooks import make_git_project
 from tests.integration.test_purge import hand_commit
-from tests.integration.test_team import HTTPS, SSH, Person, configure, memory_of
+from tests.integration.test_team import SSH, Person, configure, memory_of, pair
 
 
 def reachable(bare) -> bytes:
@@ -22,10 +22,7 @@ def reachable(bare) -> bytes:
 
 def test_a_purged_shared_project_is_pushed_again_without_the_value_and_later_pushes_work(tmp_path, monkeypatch,
                                                                                           memgit_cli):
-    ana = Person(tmp_path / "ana", "ana@acme.dev", monkeypatch, memgit_cli)
-    ben = Person(tmp_path / "ben", "ben@acme.dev", monkeypatch, memgit_cli)
-    bare = servers.bare_repo(tmp_path / "team.git")
-    app = {ana: make_git_project(ana.home / "dev" / "app", SSH), ben: make_git_project(ben.home / "src" / "app", HTTPS)}
+    ana, ben, bare, app = pair(tmp_path, monkeypatch, memgit_cli)
     value = "zebra-" + secrets.token_hex(16)
     ana.session(app[ana], "p-ana-1", "Always run `make lint` before pushing.", day=10)
     ben.session(app[ben], "p-ben-1", "Never deploy on Fridays.", day=11)

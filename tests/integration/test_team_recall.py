@@ -15,10 +15,9 @@ from memgit.core.notes import note_path, render_note
 from memgit.sources.claude_code.synthetic import session_id
 from memgit.store.repo import MemoryRepo
 from memgit.verbs import team_review
-from tests import servers
 from tests.conftest import fsck, git, point_home
-from tests.integration.test_hooks import make_git_project, run_hook
-from tests.integration.test_team import HTTPS, SSH, Person, configure, memory_of
+from tests.integration.test_hooks import run_hook
+from tests.integration.test_team import Person, configure, memory_of, pair
 
 # One session's debugging trails (no rule of how things are): the briefing leaves them in the notes, where
 # the prompt hook and search find them.
@@ -42,6 +41,28 @@ def learned(person: Person, seed: str, day: int, gotcha: str) -> None:
         repo.commit("projects/app", {note_path(note, ""): render_note(note).encode()}, f"extract(app): {seed}\n")
 
 
+def shared_app(tmp_path, monkeypatch, memgit_cli, gotchas: dict[str, tuple[int, str]], *, own=OWN,
+               before: str = "") -> tuple[Person, Person, object, dict]:
+    """ana and ben share app through a bare team remote (`pair`): ben's own notes (`own`), ana's with her
+    `gotchas` ({seed: (day, text)}), pushed by ana and pulled by ben (his config `before` it, if any)."""
+    ana, ben, bare, app = pair(tmp_path, monkeypatch, memgit_cli)
+    if before:
+        configure(ben, before)
+    ana.session(app[ana], "t-ana-0", "Always run `make lint` before pushing.", day=9)
+    for i, lesson in enumerate(own):  # ben's own memory of the project: other subjects
+        ben.session(app[ben], f"t-ben-{i}", lesson, day=12 + i)
+    for p in (ana, ben):
+        p.run("sync")
+    for seed, (day, text) in gotchas.items():
+        learned(ana, seed, day, text)
+    for p in (ana, ben):
+        p.run("team", "add", "acme", str(bare))
+        p.run("share", "app", "--team", "acme")
+    ana.run("push", "acme")
+    ben.run("pull", "acme")
+    return ana, ben, bare, app
+
+
 def asked(person: Person, cwd, prompt: str) -> str:
     """What the prompt hook adds to `prompt` typed in `cwd` on `person`'s machine ("" for nothing)."""
     point_home(person.mp, person.home)
@@ -59,22 +80,8 @@ def searched(person: Person, cwd, query: str) -> list[dict]:
 
 def test_a_teammates_accepted_learning_comes_back_labelled_never_an_unreviewed_or_forgotten_one(tmp_path, monkeypatch,
                                                                                                memgit_cli):
-    ana = Person(tmp_path / "ana", "ana@acme.dev", monkeypatch, memgit_cli)
-    ben = Person(tmp_path / "ben", "ben@acme.dev", monkeypatch, memgit_cli)
-    bare = servers.bare_repo(tmp_path / "team.git")
-    app = {ana: make_git_project(ana.home / "dev" / "app", SSH), ben: make_git_project(ben.home / "src" / "app", HTTPS)}
-    ana.session(app[ana], "r-ana-0", "Always run `make lint` before pushing.", day=9)
-    for i, lesson in enumerate(OWN):  # ben's own memory of the project: other subjects
-        ben.session(app[ben], f"r-ben-{i}", lesson, day=12 + i)
-    for p in (ana, ben):
-        p.run("sync")
-    learned(ana, "postgres", 10, POSTGRES)
-    learned(ana, "webpack", 11, INOTIFY)
-    for p in (ana, ben):
-        p.run("team", "add", "acme", str(bare))
-        p.run("share", "app", "--team", "acme")
-    ana.run("push", "acme")
-    ben.run("pull", "acme")
+    ana, ben, bare, app = shared_app(tmp_path, monkeypatch, memgit_cli,
+                                     {"postgres": (10, POSTGRES), "webpack": (11, INOTIFY)})
     ben.run("review", "--team", "--accept-all")  # ben accepts what ana had learned so far
     learned(ana, "celery", 20, CELERY)  # then she learns more: not reviewed yet
     ana.run("push", "acme")
@@ -117,23 +124,9 @@ def test_a_teammates_accepted_learning_comes_back_labelled_never_an_unreviewed_o
 
 
 def test_a_teammates_learning_is_forgotten_by_its_id_and_by_its_notes_path(tmp_path, monkeypatch, memgit_cli):
-    ana = Person(tmp_path / "ana", "ana@acme.dev", monkeypatch, memgit_cli)
-    ben = Person(tmp_path / "ben", "ben@acme.dev", monkeypatch, memgit_cli)
-    bare = servers.bare_repo(tmp_path / "team.git")
-    app = {ana: make_git_project(ana.home / "dev" / "app", SSH), ben: make_git_project(ben.home / "src" / "app", HTTPS)}
-    configure(ben, '[team]\nreview = "none"\n')  # ben trusts the team: everything of ana's is told
-    ana.session(app[ana], "i-ana-0", "Always run `make lint` before pushing.", day=9)
-    for i, lesson in enumerate(OWN):
-        ben.session(app[ben], f"i-ben-{i}", lesson, day=12 + i)
-    for p in (ana, ben):
-        p.run("sync")
-    learned(ana, "postgres", 10, POSTGRES)
-    learned(ana, "celery", 11, CELERY)
-    for p in (ana, ben):
-        p.run("team", "add", "acme", str(bare))
-        p.run("share", "app", "--team", "acme")
-    ana.run("push", "acme")
-    ben.run("pull", "acme")
+    ana, ben, bare, app = shared_app(tmp_path, monkeypatch, memgit_cli,  # ben trusts the team: all of ana's is told
+                                     {"postgres": (10, POSTGRES), "celery": (11, CELERY)},
+                                     before='[team]\nreview = "none"\n')
     celery = "Why does the celery worker hang at startup, redis broker maxmemory?"
     postgres = "The integration tests say port 5432 is already in use, a stale postgres container?"
     assert "celery worker hung" in asked(ben, app[ben], celery) and "pgtest" in asked(ben, app[ben], postgres)
@@ -156,21 +149,8 @@ def test_a_teammates_learning_is_forgotten_by_its_id_and_by_its_notes_path(tmp_p
 
 def test_the_llm_consolidator_is_sent_the_teammates_learnings_the_reader_may_be_told(tmp_path, monkeypatch,
                                                                                      memgit_cli, fake_llm):
-    ana = Person(tmp_path / "ana", "ana@acme.dev", monkeypatch, memgit_cli)
-    ben = Person(tmp_path / "ben", "ben@acme.dev", monkeypatch, memgit_cli)
-    bare = servers.bare_repo(tmp_path / "team.git")
-    app = {ana: make_git_project(ana.home / "dev" / "app", SSH), ben: make_git_project(ben.home / "src" / "app", HTTPS)}
-    ana.session(app[ana], "l-ana-0", "Always run `make lint` before pushing.", day=9)
-    ben.session(app[ben], "l-ben-0", OWN[0], day=12)
-    for p in (ana, ben):
-        p.run("sync")
-    learned(ana, "postgres", 10, POSTGRES)
-    learned(ana, "celery", 11, CELERY)
-    for p in (ana, ben):
-        p.run("team", "add", "acme", str(bare))
-        p.run("share", "app", "--team", "acme")
-    ana.run("push", "acme")
-    ben.run("pull", "acme")
+    ana, ben, bare, app = shared_app(tmp_path, monkeypatch, memgit_cli,
+                                     {"postgres": (10, POSTGRES), "celery": (11, CELERY)}, own=OWN[:1])
     [key] = [x["key"] for x in ben.json("review", "--team")["learnings"] if "postgres" in x["text"]]
     point_home(ben.mp, ben.home)  # accept the one, leave the other unreviewed
     queue = team_review.pending(load_config())
