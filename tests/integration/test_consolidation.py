@@ -263,7 +263,7 @@ def fake_llm(monkeypatch):
     module.calls = []
     module.behaviour = "ok"
 
-    def consolidate(*, scope, notes, added, removed, current, pinned, cfg):
+    def consolidate(*, scope, notes, added, removed, current, pinned, cfg, team=()):
         module.calls.append({"scope": scope, "notes": [p for p, _ in notes], "added": [p for p, _ in added],
                              "removed": [p for p, _ in removed], "current": current is not None})
         if module.behaviour == "fail":
