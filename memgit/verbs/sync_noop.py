@@ -38,7 +38,7 @@ def inputs(cfg, listing: Listing, refs: dict[str, str], *, home: Path | None = N
         return None
     if listing.unreadable or units is None:
         return None
-    return {"format": FORMAT, "code": __version__, "config": _digest([repr(cfg)]), "refs": refs,
+    return {"format": FORMAT, "code": code(), "config": _digest([repr(cfg)]), "refs": refs,
             "files": _digest((f.agent, f.session_id, str(f.path), f.project_dir, f.size, f.mtime, f.whole)
                              for f in listing.files),
             "units": units}
@@ -88,7 +88,7 @@ def answer(cfg, *, now: float) -> SyncResult | None:
         with sync_lock(state, wait=False):  # nothing moves while it is compared; a running sync: the full run waits
             expected = known["inputs"]
             refs = context_cache.read_refs(os.path.join(str(cfg.repo_path), ".git"))
-            if expected.get("refs") != refs or expected.get("format") != FORMAT or expected.get("code") != __version__ \
+            if expected.get("refs") != refs or expected.get("format") != FORMAT or expected.get("code") != code() \
                     or expected.get("config") != _digest([repr(cfg)]):
                 return None  # the cheap ones first
             if inputs(cfg, registry.scan(cfg), refs) != expected:
@@ -98,6 +98,25 @@ def answer(cfg, *, now: float) -> SyncResult | None:
     return SyncResult(str(cfg.repo_path), extractor=str(known.get("extractor", "")),
                       too_old=int(known.get("too_old", 0)), max_age_days=cfg.max_age_days,
                       looked_in=list(known.get("looked_in") or []))
+
+
+def code() -> str:
+    """memgit's version and its modules' sizes and mtimes: an upgrade or an edit of an editable install
+    (a new index schema, a new cache format: work a sync with nothing new still does) ends the record.
+    Stat of ~230 files: under 2 ms."""
+    h = hashlib.sha256(__version__.encode())
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the memgit package
+    stack = [root]
+    while stack:
+        with os.scandir(stack.pop()) as found:
+            for entry in sorted(found, key=lambda e: e.name):
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        stack.append(entry.path)
+                elif entry.name.endswith(".py"):
+                    st = entry.stat()
+                    h.update(f"{entry.path[len(root):]}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
 
 
 def _units(cfg, home: Path) -> str | None:

@@ -171,3 +171,16 @@ def test_a_run_with_anything_else_to_say_leaves_no_record(synced, memory_path):
     assert not record(memory_path).exists()  # the record before it is gone too
     assert sync_noop.record(cfg, None, SyncResult(str(memory_path)), now=time.time(), until=float("inf")) is False
     assert sync_noop.record(cfg, witness, SyncResult(str(memory_path)), now=time.time(), until=float("inf"))
+
+
+def test_an_edit_of_memgits_own_code_ends_the_record(synced, memory_path):
+    # an editable install's new index schema or cache format is work a sync with nothing new still does
+    module = os.path.join(os.path.dirname(sync_noop.__file__), "sync_noop.py")
+    before = os.stat(module)
+    assert answered(memory_path) is not None
+    try:
+        os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        assert answered(memory_path) is None
+    finally:
+        os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert answered(memory_path) is not None
