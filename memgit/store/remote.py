@@ -243,6 +243,22 @@ _bytes_progress = incoming.bytes_progress
 # -- push -----------------------------------------------------------------------------------------
 
 
+def ref_updates(old_refs, branches: Mapping[str, str], delete, updated: dict, deleted: list) -> dict[bytes, bytes]:
+    """The refs a push sets on the remote: each branch that moved (noted in `updated` as (old or None,
+    new)) and each deleted one the remote holds (noted in `deleted`)."""
+    new = {}
+    for branch, sha in branches.items():
+        old = old_refs.get(HEADS + branch.encode())
+        if old is None or old.decode() != sha:
+            new[HEADS + branch.encode()] = sha.encode()
+            updated[branch] = (old.decode() if old else None, sha)
+    for branch in delete:
+        if HEADS + branch.encode() in old_refs:
+            new[HEADS + branch.encode()] = ZERO_SHA
+            deleted.append(branch)
+    return new
+
+
 @dataclass
 class Pushed:
     """What a push did on the remote."""
@@ -303,16 +319,7 @@ def push(repo, remote: str, branches: Mapping[str, str], *, delete: Sequence[str
         if behind:
             raise RemoteAhead(f"{remote} has commits that are not here on {', '.join(sorted(behind))}; "
                               "nothing was pushed: run `memgit pull` first")
-        new = {}
-        for branch, sha in branches.items():
-            old = old_refs.get(HEADS + branch.encode())
-            if old is None or old.decode() != sha:
-                new[HEADS + branch.encode()] = sha.encode()
-                result.updated[branch] = (old.decode() if old else None, sha)
-        for branch in delete:
-            if HEADS + branch.encode() in old_refs:
-                new[HEADS + branch.encode()] = ZERO_SHA
-                result.deleted.append(branch)
+        new = ref_updates(old_refs, branches, delete, result.updated, result.deleted)
         outgoing.plan(old_refs, new)  # before a byte is sent: refused on a secret
         return new
 

@@ -20,14 +20,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from dulwich.objects import ZERO_SHA, Commit, Tree
+from dulwich.objects import Commit, Tree
 
 from memgit.core.vocab import PREFIX
 from memgit.errors import RemoteAhead, RemoteError
 from memgit.store import transport
 from memgit.store.crossing import Outgoing
 from memgit.store.incoming import bytes_progress as _bytes_progress, receive
-from memgit.store.remote import HEADS, ROLE, TEAM, Progress, describe_url, remote_url, role
+from memgit.store.remote import HEADS, ROLE, TEAM, Progress, describe_url, ref_updates, remote_url, role
 
 PERSON, SHARED = b"memgit-person", b"memgit-shared"
 LOCAL = "refs/memgit/team/"
@@ -233,21 +233,12 @@ def push(repo, t: TeamRemote, refs: Mapping[str, str], *, delete: Sequence[str] 
     result = Sent()
 
     def update_refs(old_refs):
-        new = {}
         moved = sorted(b for b in {*refs, *delete}
                        if (old := old_refs.get(HEADS + b.encode())) and old.decode() != (leases or {}).get(b, seen.get(b)))
         if moved:
             raise RemoteAhead(f"team {t.name} has {', '.join(moved)} as this machine never saw it (another machine of "
                               f"yours pushed there); nothing was pushed: run `memgit pull {t.name}` first")
-        for b, sha in refs.items():
-            old = old_refs.get(HEADS + b.encode())
-            if old is None or old.decode() != sha:
-                new[HEADS + b.encode()] = sha.encode()
-                result.updated[b] = (old.decode() if old else None, sha)
-        for b in delete:
-            if HEADS + b.encode() in old_refs:
-                new[HEADS + b.encode()] = ZERO_SHA
-                result.deleted.append(b)
+        new = ref_updates(old_refs, refs, delete, result.updated, result.deleted)
         outgoing.plan(old_refs, new)  # scanned before a byte is sent
         return new
 
