@@ -29,16 +29,23 @@ FILE = "noop.json"
 FORMAT = 1  # what a no-op sync depends on, as recorded here: a change of it makes old records useless
 
 
-def inputs(cfg, listing: Listing, refs: dict[str, str], *, home: Path | None = None) -> dict | None:
-    """Digests of what a plain sync reads, as they are now; None when they cannot tell a change (a
-    folder that cannot be listed, a memory folder without a stamp): then every run is a full one."""
+def cheap_inputs(cfg, refs: dict[str, str]) -> dict:
+    """What a plain sync reads that is known without listing a folder: compared first."""
+    return {"format": FORMAT, "code": code(), "config": _digest([repr(cfg)]), "refs": refs}
+
+
+def inputs(cfg, listing: Listing, refs: dict[str, str], *, home: Path | None = None,
+           cheap: dict | None = None) -> dict | None:
+    """Digests of what a plain sync reads, as they are now (`cheap`: cheap_inputs, when the caller has
+    them); None when they cannot tell a change (a folder that cannot be listed, a memory folder
+    without a stamp): then every run is a full one."""
     try:
         units = _units(cfg, Path.home() if home is None else home)
     except Exception:  # noqa: BLE001 - no record while they cannot be listed; the sync's import says why (a warning)
         return None
     if listing.unreadable or units is None:
         return None
-    return {"format": FORMAT, "code": code(), "config": _digest([repr(cfg)]), "refs": refs,
+    return {**(cheap or cheap_inputs(cfg, refs)),
             "files": _digest((f.agent, f.session_id, str(f.path), f.project_dir, f.size, f.mtime, f.whole)
                              for f in listing.files),
             "units": units}
@@ -88,10 +95,10 @@ def answer(cfg, *, now: float) -> SyncResult | None:
         with sync_lock(state, wait=False):  # nothing moves while it is compared; a running sync: the full run waits
             expected = known["inputs"]
             refs = context_cache.read_refs(os.path.join(str(cfg.repo_path), ".git"))
-            if expected.get("refs") != refs or expected.get("format") != FORMAT or expected.get("code") != code() \
-                    or expected.get("config") != _digest([repr(cfg)]):
+            cheap = cheap_inputs(cfg, refs)
+            if any(expected.get(key) != value for key, value in cheap.items()):
                 return None  # the cheap ones first
-            if inputs(cfg, registry.scan(cfg), refs) != expected:
+            if inputs(cfg, registry.scan(cfg), refs, cheap=cheap) != expected:
                 return None
     except LockHeld:
         return None

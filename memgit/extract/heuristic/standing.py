@@ -43,8 +43,10 @@ _ALWAYS = (r"always|never|from now on|going forward|in (?:the )?future|hencefort
 _EVERY = r"(?:for|on|in|with|after|before|at) (?:any|every|all|each) (?!of (?:these|those|them|the)\b)"
 _GENERAL = re.compile(rf"\b(?:{_ALWAYS}|{_EVERY})\b", re.I)
 _GENERAL_ALWAYS = re.compile(rf"\b(?:{_ALWAYS})\b", re.I)
-_LOOK_INTO = re.compile(r"(?:(?:I think|I guess|maybe|perhaps|so)\s+)?(?:we|you) (?:should|could|need to|might) (?:also )?"
-                        r"(?:look|check|investigate|debug|analy[sz]e|see|explore|examine|inspect|dig|print|log|trace)\b", re.I)
+# A proposal for the task in progress ("I think we should look at …", "maybe we should use …").
+_PROPOSING = r"(?:(?:I think|I guess|maybe|perhaps|so)\s+)?(?:we|you) (?:should|could|need to|might)"
+_LOOK_INTO = re.compile(_PROPOSING + r" (?:also )?(?:look|check|investigate|debug|analy[sz]e|see|explore|examine|"
+                        r"inspect|dig|print|log|trace)\b", re.I)
 # The person's own taste, or the team's practice.
 _FIRST_PERSON = re.compile(
     r"\b(?:prefer(?:s|red)?|I(?: would|'d) (?:actually |really )?(?:prefer|rather|like|love|want)|the user (?:prefers|likes|dislikes|wants|would rather|never|always)|I (?:prefer|like|dislike|hate|"
@@ -136,7 +138,7 @@ _NORM = re.compile(
     re.I,
 )
 # A proposal for the task in progress ("I think we should look at …", "maybe we should use …"): no norm.
-_PROPOSAL = re.compile(r"\b(?:(?:I think|I guess|maybe|perhaps|so)\s+)?(?:we|you) (?:should|could|need to|might)\b", re.I)
+_PROPOSAL = re.compile(rf"\b{_PROPOSING}\b", re.I)
 # A request of the task in progress inside the sentence: "…, can you switch and write …".
 _REQUEST = re.compile(r"\b(?:can|could|would|will) you\b|\bplease\b|\blet'?s\b", re.I)
 _QUOTED = re.compile(r'^[^"]*:\s*"(?P<said>.*)"\s*$', re.S)
