@@ -100,14 +100,9 @@ def current_branch(repo_path: str, cwd: str, problems: list[str]) -> str | None:
     The context cache answers (and remembers the answer); without it, the identities the search
     index keeps of each project do.
     """
-    cdir, index = _context(repo_path)
-    if index is None:
-        from memgit.sources import workspace
+    from memgit.verbs.cwd_branch import of_cwd
 
-        return workspace.resolve_cwd(cwd, search_index.projects(os.path.join(repo_path, ".git", "memgit")))[0]
-    from memgit.verbs.cwd_branch import branch_of
-
-    return branch_of(cwd, index, cdir, problems)
+    return of_cwd(os.path.join(repo_path, ".git", "memgit"), cwd, problems)
 
 
 def told_context(repo_path: str, branch: str | None, problems: list[str]) -> str:

@@ -15,7 +15,7 @@ from memgit.core import vocab
 from memgit.core.search import Hit, match_every, match_expression, rank
 from memgit.errors import NotARepo, UsageError
 from memgit.store import search_index, search_reader
-from memgit.store.context_cache import read_heads, read_json
+from memgit.store.context_cache import read_heads
 from memgit.store.sqlite import sqlite3
 from memgit.verbs import semantic as semantic_search
 
@@ -138,16 +138,10 @@ def _current(cfg: Config, heads: dict[str, str], cwd: str) -> str | None:
     The context cache's memo of directories answers when the cache is of the current heads (its
     projects are then the index's); else the projects the index holds are read and resolved.
     """
-    cdir = os.path.join(cfg.state_dir, "context")
-    index = read_json(os.path.join(cdir, "index.json"))
-    if index is not None and index.get("heads") == read_heads(os.path.join(cfg.repo_path, ".git")):
-        from memgit.verbs.cwd_branch import branch_of
+    from memgit.verbs.cwd_branch import of_cwd
 
-        branch = branch_of(cwd, index, cdir, [])  # a memo that cannot be written costs only speed
-    else:
-        from memgit.sources import workspace
-
-        branch = workspace.resolve_cwd(cwd, search_index.projects(cfg.state_dir))[0]
+    # a memo that cannot be written costs only speed
+    branch = of_cwd(str(cfg.state_dir), cwd, [], heads=read_heads(os.path.join(cfg.repo_path, ".git")))
     return branch if branch in heads else None
 
 
