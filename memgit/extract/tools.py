@@ -17,12 +17,27 @@ def is_edit(call: ToolCall) -> bool:
     return call.kind == "edit"
 
 
+def replacements(call: ToolCall) -> list[tuple[str, str]]:
+    """An edit's texts before and after: a replacement, each of a multi-edit's, a written file ("" before)."""
+    data = call.input
+    pairs: list[tuple[str, str]] = []
+    if isinstance(data.get("new_string"), str):
+        pairs.append((str(data.get("old_string") or ""), data["new_string"]))
+    for edit in data.get("edits") or ():
+        if isinstance(edit, dict) and isinstance(edit.get("new_string"), str):
+            pairs.append((str(edit.get("old_string") or ""), edit["new_string"]))
+    if isinstance(data.get("content"), str):
+        pairs.append(("", data["content"]))
+    return pairs
+
+
+def patches(call: ToolCall) -> list[str]:
+    """An edit given as a patch (Codex's apply_patch): its text, lines marked + and -."""
+    return [call.input[key] for key in ("patch", "input") if isinstance(call.input.get(key), str)]
+
+
 def touched_text(call: ToolCall) -> str:
     """The code an edit touched, before and after: a replacement's old and new strings, a written
     file, a patch's lines."""
-    data = call.input
-    parts = [data.get(key) for key in ("old_string", "new_string", "content", "patch", "input")]
-    for edit in data.get("edits") or ():
-        if isinstance(edit, dict):
-            parts += [edit.get("old_string"), edit.get("new_string")]
-    return "\n".join(part for part in parts if isinstance(part, str))
+    parts = [text for pair in replacements(call) for text in pair if text] + patches(call)
+    return "\n".join(parts)

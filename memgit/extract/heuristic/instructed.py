@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from memgit.core.model import ToolCall
+from memgit.extract.tools import patches, replacements
 from memgit.extract.heuristic.candidate import Candidate
 from memgit.extract.heuristic.session import Session
 from memgit.extract.heuristic.standing import INSTRUCTED
@@ -62,18 +63,10 @@ def _instruction_file(call: ToolCall) -> str | None:
 
 def _added_text(call: ToolCall) -> str:
     """What an edit added to a file: the new lines of a replacement, a written file, or a patch's `+` lines."""
-    data = call.input
-    pairs: list[tuple[str, str]] = []
-    if isinstance(data.get("new_string"), str):
-        pairs.append((str(data.get("old_string") or ""), data["new_string"]))
-    for edit in data.get("edits") or ():
-        if isinstance(edit, dict) and isinstance(edit.get("new_string"), str):
-            pairs.append((str(edit.get("old_string") or ""), edit["new_string"]))
-    if isinstance(data.get("content"), str):
-        pairs.append(("", data["content"]))
-    for key in ("patch", "input"):
-        if isinstance(data.get(key), str) and "\n+" in data[key]:
-            added = [line[1:] for line in data[key].splitlines() if line.startswith("+") and not line.startswith("+++")]
+    pairs = replacements(call)
+    for patch in patches(call):
+        if "\n+" in patch:
+            added = [line[1:] for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++")]
             pairs.append(("", "\n".join(added)))
     out = []
     for old, new in pairs:
