@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 
-from memgit.core import lazyre
+from memgit.core import scan
 from memgit.core.briefing import sanitize
 from memgit.core.search import STOPWORDS, identifier_parts
 from memgit.core.vocab import MAIN, PREFIX, teammate
@@ -53,7 +53,6 @@ from memgit.core.vocab import MAIN, PREFIX, teammate
 BUDGET = 1_500  # the whole answer, fence included
 MAX_HITS = 3
 MAX_TERMS = 16  # a pasted stack trace is not looked up word by word
-SHORT_PROMPT = 4_000  # characters cut into words without a regular expression (longer: _WORD is faster)
 MIN_WORDS = 3  # distinct prompt words one subject must hold (rule 1)
 SCOPE_WEIGHT = 1.75  # per ln(subjects searched): the evidence a coincidence reaches (rule 2)
 FLOOR = 2.0  # the evidence a subject must have beyond that
@@ -80,10 +79,7 @@ last done fix fixed add added remove change changed update updated check find wr
 code line lines work works working one two new old also just really maybe actually instead here okay
 doesn don isn won can't cannot wrong issue problem same sure able""".split())
 IGNORED = STOPWORDS | CHAT_WORDS
-_WORD = lazyre.compile(r"[^\W_]+")  # as FTS5's unicode61 tokenizer cuts words
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s")
-_SENTENCE = lazyre.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
-_QUOTED = lazyre.compile(r"\"[^\"]+\"|“[^”]+”")
 # What a hit shows first when several lines of one subject hold as many of the prompt's words: what
 # was found (gotchas, decisions, facts) before what to run, the person's own rules last (a standing
 # one is in the session-start context already, and a one-off one is no knowledge).
@@ -93,7 +89,7 @@ LINE_ORDER = {"gotcha": 0, "decision": 1, "fact": 2, "command": 3, "convention":
 def terms(prompt: str) -> list[str]:
     """The prompt's content words, lower case, once each (by stem), at most MAX_TERMS (the longest)."""
     seen: dict[str, str] = {}
-    for word in words_of(prompt.lower()):
+    for word in scan.words(prompt.lower()):  # as FTS5's unicode61 tokenizer cuts words
         if word in IGNORED or len(word) < 2 or (word.isdigit() and len(word) < 3):
             continue  # "uv" and "ci" are words; "a" and "10" are not worth a lookup
         seen.setdefault(stem(word), word)
@@ -102,15 +98,6 @@ def terms(prompt: str) -> list[str]:
         keep = set(sorted(words, key=len, reverse=True)[:MAX_TERMS])
         words = [w for w in words if w in keep]
     return words
-
-
-def words_of(text: str) -> list[str]:
-    """The runs of letters and digits in `text`, as FTS5's unicode61 tokenizer cuts them (_WORD's matches:
-    `[^\\W_]` is str.isalnum). A prompt of a few lines is cut without the pattern: the prompt hook's
-    usual answer then imports no `re` (memgit.core.lazyre)."""
-    if len(text) > SHORT_PROMPT:
-        return _WORD.findall(text)
-    return "".join(c if c.isalnum() else " " for c in text).split()
 
 
 def stem(word: str) -> str:
@@ -299,25 +286,25 @@ def _lines(unit) -> list[str]:
     title = " ".join(unit.title.split())
     body = text[len(title):].strip() if title and text.startswith(title) else text
     asked = title.rstrip("…").strip().lower()[:60]
-    return [s for s in _SENTENCE.split(body)[1:] if not (asked and asked in s.lower()) and not _mostly_quoted(s)]
+    return [s for s in scan.sentences(body)[1:] if not (asked and asked in s.lower()) and not _mostly_quoted(s)]
 
 
 def _mostly_quoted(text: str) -> bool:
     """Tell whether most of the text is someone's words in quotes (a person's request is no knowledge)."""
-    return sum(len(q) for q in _QUOTED.findall(text)) > 0.5 * len(text)
+    return sum(len(q) for q in scan.quoted(text)) > 0.5 * len(text)
 
 
 def _holds(text: str, wanted) -> set[str]:
     """The wanted stems the text holds."""
     starts = tuple(wanted)
-    words = _WORD.findall(text.lower()) + identifier_parts(text).split()  # as the index holds them
+    words = scan.words(text.lower()) + identifier_parts(text).split()  # as the index holds them
     # Only words starting like a wanted stem are stemmed: a stem is a prefix of its word.
     return {stem(w) for w in words if w.startswith(starts)} & set(wanted)
 
 
 def normalise(text: str) -> str:
     """Lower-case words joined by one space: how a hit is compared with what the session was told."""
-    return " ".join(_WORD.findall(text.lower()))
+    return " ".join(scan.words(text.lower()))
 
 
 def render(hits: list[tuple], budget: int = BUDGET) -> str:

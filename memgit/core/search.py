@@ -11,7 +11,7 @@ import math
 from collections import namedtuple
 from functools import lru_cache
 
-from memgit.core import lazyre
+from memgit.core import lazyre, scan
 from memgit.core.vocab import MAIN, PREFIX, TYPE_PATTERN, TYPE_RANK, UNREVIEWED, teammate
 
 KINDS = ("learning", "note", "pinned", "summary", "memory", "skill", "imported")
@@ -218,19 +218,17 @@ def file_text(docs: list[Doc]) -> str:
     return f"{text}\n{inner}" if inner else text
 
 
-# A file named in camelCase: `AppInnerSidebar.tsx`, `walCheckpoint.go` (the tokenizer splits snake_case
-# and kebab-case already, but keeps a camelCase name whole). A file is what a person names by its
-# words ("the sidebar"); the names of functions inside it (`applyOrder`) would make chance matches.
-_CAMEL = lazyre.compile(r"\b(?=[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z]{2}[a-z]))[A-Za-z0-9]+(?=\.[a-z]{1,5}\b)")
-_HUMP = lazyre.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-
-
 def identifier_parts(text: str) -> str:
     """The words inside the camelCase file names of a text, each once: a person asks about "the
-    sidebar" where the note names `AppInnerSidebar.tsx`."""
+    sidebar" where the note names `AppInnerSidebar.tsx`.
+
+    Only a file's name (memgit.core.scan.camel_file_names: `AppInnerSidebar.tsx`, `walCheckpoint.go`):
+    the tokenizer splits snake_case and kebab-case already, but keeps a camelCase name whole, and the
+    names of functions inside a file (`applyOrder`) would make chance matches.
+    """
     seen: dict[str, None] = {}
-    for name in _CAMEL.findall(text):
-        for part in _HUMP.findall(name):
+    for name in scan.camel_file_names(text):
+        for part in scan.humps(name):
             if len(part) >= 3 and not part.isdigit():
                 seen.setdefault(part.lower())
     return " ".join(seen)
@@ -261,9 +259,6 @@ very all any some such only own same more most other each few both up down out o
 and or not near
 """.split())
 
-_CHUNK = lazyre.compile(r'"([^"]*)"|(\S+)')
-_WORD = lazyre.compile(r"[^\W_]+")  # what FTS5's unicode61 tokenizer keeps: letters and digits
-
 
 def match_expression(query: str) -> str:
     """A person's query as an FTS5 MATCH string; "" when nothing searchable is left.
@@ -293,14 +288,14 @@ def _terms(query: str) -> list[str]:
     if query.isalnum():  # one plain word (the prompt hook looks each word up): no pattern needed
         return [f'"{query}"']
     terms: list[tuple[str, bool]] = []  # (words of one term, is a stop word)
-    for phrase, chunk in _CHUNK.findall(query.replace("\x00", " ")):
+    for phrase, chunk in scan.chunks(query.replace("\x00", " ")):
         if phrase:
-            words = _WORD.findall(phrase)
+            words = scan.words(phrase)  # what FTS5's unicode61 tokenizer keeps: letters and digits
             if words:
                 terms.append(('"' + " ".join(words) + '"', False))
             continue
         prefix = chunk.endswith("*")
-        words = _WORD.findall(chunk)
+        words = scan.words(chunk)
         if not words:
             continue
         term = '"' + " ".join(words) + '"' + ("*" if prefix else "")
@@ -379,7 +374,7 @@ def rank(candidates, *, current: str | None, now_date: str, limit: int | None = 
             break
         candidate = candidates[i]
         doc = candidate[0]
-        key = (branch, " ".join(_WORD.findall(doc.text.lower())))
+        key = (branch, " ".join(scan.words(doc.text.lower())))
         if key in seen:
             continue
         seen.add(key)
