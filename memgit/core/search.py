@@ -8,10 +8,9 @@ No I/O here: memgit.store.search_index keeps the index, memgit.verbs.search puts
 from __future__ import annotations
 
 import math
-from collections import namedtuple
-from functools import lru_cache
 
 from memgit.core import lazyre, scan
+from memgit.core.record import record
 from memgit.core.vocab import MAIN, PREFIX, TYPE_PATTERN, TYPE_RANK, UNREVIEWED, teammate
 
 KINDS = ("learning", "note", "pinned", "summary", "memory", "skill", "imported")
@@ -37,12 +36,13 @@ _HEADING = lazyre.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 
 # Named tuples, not dataclasses: the prompt hook builds these at every prompt, and importing
-# dataclasses (which imports inspect) costs ~15 ms of its budget.
-Doc = namedtuple("Doc", "branch path unit kind type title text session date support", defaults=(1,))
-Doc.__doc__ = "One search unit: a piece of one file of one branch (support: the sessions behind it)."
-Hit = namedtuple("Hit", "score kind type branch project date path session title snippet text person", defaults=("",))
-Hit.__doc__ = ("One result of a search, ranked (snippet: the match marked with [[ and ]]; person: the teammate "
-               "whose note it is, \"\" for the reader's own); ._asdict() for JSON.")
+# dataclasses (which imports inspect) costs ~15 ms of its budget; made by memgit.core.record, not
+# collections.namedtuple, whose import is a sixth of a `python -c pass`.
+Doc = record("Doc", "branch path unit kind type title text session date support", defaults=(1,), module=__name__,
+             doc="One search unit: a piece of one file of one branch (support: the sessions behind it).")
+Hit = record("Hit", "score kind type branch project date path session title snippet text person", defaults=("",),
+             module=__name__, doc="One result of a search, ranked (snippet: the match marked with [[ and ]]; "
+                                  "person: the teammate whose note it is, \"\" for the reader's own); ._asdict() for JSON.")
 
 
 # ---- files into search units ------------------------------------------------------------------
@@ -336,14 +336,28 @@ _DAYS_BEFORE_MONTH = (0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334) 
 _MONTH_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
-@lru_cache(maxsize=4096)  # today's, at every candidate, and the few hundred days notes carry
+_ORDINALS: dict[str, int] = {}  # today's, at every candidate, and the few hundred days notes carry
+REMEMBERED_DAYS = 4096
+
+
 def _ordinal(day: str) -> int:
-    """date.fromisoformat(day).toordinal(), computed for YYYY-MM-DD as datetime computes it: importing
-    datetime is a tenth of a search's budget (2-3 ms). Any other form goes through datetime.
+    """date.fromisoformat(day).toordinal(), remembered (a dict, not functools.lru_cache: the prompt
+    hook's import of this module stays without functools).
 
     Raises:
         ValueError: `day` is not a date.
     """
+    found = _ORDINALS.get(day)
+    if found is None:
+        if len(_ORDINALS) >= REMEMBERED_DAYS:
+            _ORDINALS.clear()
+        found = _ORDINALS[day] = _day_ordinal(day)
+    return found
+
+
+def _day_ordinal(day: str) -> int:
+    """date.fromisoformat(day).toordinal(), computed for YYYY-MM-DD as datetime computes it: importing
+    datetime is a tenth of a search's budget (2-3 ms). Any other form goes through datetime."""
     if len(day) == 10 and day[4] == day[7] == "-" and day.isascii():
         y, m, d = day[:4], day[5:7], day[8:]
         if y.isdigit() and m.isdigit() and d.isdigit():

@@ -5,9 +5,9 @@ A new learning type is one row of `TYPES`; every table of types elsewhere is der
 
 from __future__ import annotations
 
-from collections import namedtuple
+from memgit.core.record import record
 
-# Nothing heavier than collections at the top: the session-start hook imports this module.
+# Nothing heavier than memgit.core.record at the top: the hooks import this module (and not collections).
 
 MAIN = "main"  # the global scope's branch
 PREFIX = "projects/"  # a project's branch: projects/<slug>
@@ -19,7 +19,7 @@ MARKER = "<memgit-context"  # the Claude Code reader drops any user text holding
 TEAM_DIR = "team"
 UNREVIEWED = "not yet reviewed"  # MEMORY.md's mark on a teammate's learning `memgit review --team` has not accepted
 
-LearningType = namedtuple("LearningType", (
+LearningType = record("LearningType", (
     "name",
     "rank",  # its place in the injected context: the lower, the earlier (preferences lead)
     "topic",  # its `## ` topic in MEMORY.md
@@ -29,8 +29,7 @@ LearningType = namedtuple("LearningType", (
     "note_cap",  # at most this many in one session's note (the heuristic extractor; more in long sessions)
     "transfers",  # may reach `main` when it names nothing of one project
     "choice",  # a choice: two that say the same with opposite words contradict, the later one holds
-))
-LearningType.__doc__ = "One kind of learning and where it shows: in a note, MEMORY.md, the summary and `main`."
+), module=__name__, doc="One kind of learning and where it shows: in a note, MEMORY.md, the summary and `main`.")
 
 # The rows stand in the order a note lists its learnings (and the LLM extractor's schema names them).
 # Commands have no summary section of their own: the summary shows one per purpose under
