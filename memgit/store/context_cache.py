@@ -61,8 +61,8 @@ def _loose_heads(directory: str, prefix: str, heads: dict[str, str]) -> None:
             _loose_heads(entry.path, prefix + entry.name + "/", heads)
         elif not entry.name.endswith(".lock"):
             try:
-                with open(entry.path, encoding="ascii", errors="replace") as f:
-                    sha = f.read(64).strip()
+                with open(entry.path, "rb") as f:  # bytes.decode knows ASCII; a text file would import its codec
+                    sha = f.read(64).decode("ascii", "replace").strip()
             except OSError:
                 continue
             if len(sha) == 40:
