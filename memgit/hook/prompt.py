@@ -14,7 +14,7 @@ import os
 
 from memgit.core import recall as rules
 from memgit.core.vocab import MAIN
-from memgit.store import search_index, search_reader
+from memgit.store import search_reader
 from memgit.store.context_cache import part_path, read_json
 from memgit.store.sqlite import sqlite3
 
@@ -39,18 +39,18 @@ def recall(repo_path: str, cwd: str, prompt: str, *, now: float) -> Recalled:
     if len(words) < 2:  # "yes", "go on": answered before any file is opened
         return Recalled()
     state = os.path.join(repo_path, ".git", "memgit")
-    if not os.path.exists(search_index.path_of(state)):
+    if not os.path.exists(search_reader.path_of(state)):
         return Recalled()  # no memory repository, or no index yet: the next sync builds it
     reader = search_reader.Reader.open(state)
     if reader is None:
-        return Recalled("", [f"the search index {search_index.path_of(state)} is unreadable or of an older "
+        return Recalled("", [f"the search index {search_reader.path_of(state)} is unreadable or of an older "
                              "kind; the next `memgit sync` rebuilds it"])
     problems: list[str] = []
     try:
         with reader:
             found = _found(reader, repo_path, cwd, words, problems)
     except sqlite3.DatabaseError as e:
-        return Recalled("", [f"the search index {search_index.path_of(state)} could not be read ({e}); "
+        return Recalled("", [f"the search index {search_reader.path_of(state)} could not be read ({e}); "
                              "the next `memgit sync` rebuilds it"])
     if not found:
         return Recalled("", problems)

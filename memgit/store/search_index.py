@@ -2,8 +2,8 @@
 
 A cache like the others under `.git/memgit/`: deleting it changes nothing but speed, a corrupt or
 older-schema file is rebuilt. `update` brings it up to date branch by branch from the heads it
-last indexed (only the directories whose trees changed are compared); `indexed_heads` and
-memgit.store.search_reader read it without dulwich (the prompt hook calls them), so nothing here
+last indexed (only the directories whose trees changed are compared); memgit.store.search_reader
+opens it to read (the prompt hook and search call it without this module), and nothing here
 imports memgit.store.repo.
 
 Two tables of words: `fts`, one row per search unit (a learning, a note's summary, a MEMORY.md
@@ -18,22 +18,18 @@ holds the teammates' notes its reader may be told (memgit.store.search_team).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-from memgit.core import quickjson, search
+from memgit.core import search
 from memgit.core.vocab import MAIN, PREFIX
 from memgit.store.blobs import read_blobs
-from memgit.store.search_rows import UNITS  # noqa: F401  (memgit.store.search_reader reads it here)
+from memgit.store.search_reader import FILE, SCHEMA, indexed_heads, path_of, projects  # noqa: F401 (read there)
 from memgit.store.search_rows import drop as _drop, insert as _insert
 from memgit.store.sqlite import sqlite3
 
-FILE = "search.sqlite"
-SCHEMA = 6  # bump when the tables or documents() change: every branch is indexed again
 DIRS = ("sessions", "notes", "skills", "imported")  # compared as trees: unchanged ones cost one lookup
 ROOT_FILES = (search.MEMORY_FILE, search.SUMMARY_FILE)  # compared by content
 PROJECT_FILE = "PROJECT.md"  # its identities are kept too: search finds the cwd's project without the repository
-SNIPPET_TOKENS = 14
-TITLE_WEIGHT, TEXT_WEIGHT = 0.5, 1.0
 
 _TABLES = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -51,6 +47,10 @@ CREATE INDEX subject_units_of ON subject_units (subject);
 -- its words again, made again from its units (_subject_words) as search.file_text made them.
 CREATE VIRTUAL TABLE subject_fts USING fts5(text, tokenize='porter unicode61', detail='none', content='');
 CREATE TABLE scopes (branch TEXT PRIMARY KEY, subjects INTEGER NOT NULL);  -- counted once per update
+-- Each subject's branch in one row, written once per update, for the prompt hook (memgit.store.search_reader.
+-- Reader.branches: a lookup in `subjects` per subject reads hundreds of its pages): `names`, the branches one per
+-- line; `of_id`, two bytes (little-endian) per subject id: the line of its branch, counted from 1 (0: no subject).
+CREATE TABLE subject_branches (names TEXT NOT NULL, of_id BLOB NOT NULL);
 CREATE TABLE superseded (branch TEXT NOT NULL, path TEXT NOT NULL, key TEXT NOT NULL);
 CREATE INDEX superseded_key ON superseded (branch, key);
 CREATE INDEX superseded_file ON superseded (branch, path);
@@ -58,24 +58,6 @@ CREATE INDEX superseded_file ON superseded (branch, path);
 CREATE TABLE team_notes (branch TEXT NOT NULL, path TEXT NOT NULL, version TEXT NOT NULL, PRIMARY KEY (branch, path));
 INSERT INTO meta VALUES ('schema', '{SCHEMA}');
 """
-
-
-def filters(*, branches: Sequence[str] | None, types: Sequence[str] = (), kinds: Sequence[str] = (),
-            since: str | None = None) -> tuple[list[str], list]:
-    """The WHERE terms (over the `docs` table as `d`) and their arguments of a search's filters.
-
-    branches=None is every branch, [] none; empty types or kinds are every one.
-    """
-    where: list[str] = []
-    args: list = []
-    for column, values in (("d.branch", branches), ("d.type", types), ("d.kind", kinds)):
-        if values is not None and (values or column == "d.branch"):
-            where.append(f"{column} IN ({','.join('?' * len(values))})")
-            args += list(values)
-    if since:
-        where.append("d.date >= ?")
-        args.append(since)
-    return where, args
 
 
 def _log():
@@ -86,15 +68,9 @@ def _log():
     return logging.getLogger("memgit.store.search_index")
 
 
-def path_of(state_dir) -> str:
-    return os.path.join(os.fspath(state_dir), FILE)
-
-
-def _connect(state_dir, *, create: bool) -> sqlite3.Connection | None:
-    """The index opened, its schema checked; a missing, corrupt or older one is made anew when `create`."""
+def _connect(state_dir) -> sqlite3.Connection | None:
+    """The index opened to write, its schema checked; a missing, corrupt or older one is made anew."""
     path = path_of(state_dir)
-    if not create:
-        return _open_to_read(path)
     for attempt in (1, 2):
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -113,48 +89,12 @@ def _connect(state_dir, *, create: bool) -> sqlite3.Connection | None:
     return None
 
 
-def _open_to_read(path: str) -> sqlite3.Connection | None:
-    """The index at `path` when it is one of this schema (one statement: a hook or a search reads it), else None."""
-    if not os.path.exists(path):
-        return None
-    try:
-        db = sqlite3.connect(path, timeout=10, isolation_level=None)
-    except sqlite3.DatabaseError:  # a folder in its place, an unreadable file
-        return None
-    try:
-        if db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (str(SCHEMA),):
-            return db
-    except sqlite3.DatabaseError:  # no meta table (another file), or not a database at all
-        pass
-    db.close()
-    return None
-
-
-def reading(state_dir) -> sqlite3.Connection | None:
-    """The index opened for reading; None when there is none, or one of another schema."""
-    return _connect(state_dir, create=False)
-
-
 def _remove(path: str) -> None:
     for suffix in ("", "-journal", "-wal", "-shm"):
         try:
             os.unlink(path + suffix)
         except OSError:
             pass
-
-
-def indexed_heads(state_dir) -> dict[str, str]:
-    """Each branch and the head it was indexed at; {} when there is no usable index."""
-    try:
-        db = _connect(state_dir, create=False)
-        if db is None:
-            return {}
-        try:
-            return dict(db.execute("SELECT branch, sha FROM heads").fetchall())
-        finally:
-            db.close()
-    except sqlite3.DatabaseError:
-        return {}
 
 
 def update(repo, state_dir, team: Callable[[str, str], dict | None] | None = None) -> dict:
@@ -174,7 +114,7 @@ def update(repo, state_dir, team: Callable[[str, str], dict | None] | None = Non
     counts = {"branches": 0, "added": 0, "removed": 0, "rebuilt": 0}
     heads = {b: sha for b, sha in repo.branches().items() if b == MAIN or b.startswith(PREFIX)}
     for attempt in (1, 2):
-        db = _connect(state_dir, create=True)
+        db = _connect(state_dir)
         if db is None:
             return counts
         try:
@@ -201,10 +141,12 @@ def _update(db: sqlite3.Connection, repo, heads: dict[str, str], counts: dict, t
         for branch in known.keys() - heads.keys():
             counts["removed"] += _drop(db, branch, None)
             db.execute("DELETE FROM heads WHERE branch=?", (branch,))
+        moved = bool(known.keys() - heads.keys())
         for branch, head in sorted(heads.items()):
             old_sha, old_state = known.get(branch, (None, {}))
             if old_sha == head:
                 continue
+            moved = True
             counts["branches"] += 1
             whole = old_sha is None or not repo.is_ancestor(old_sha, head)
             if whole and old_sha is not None:
@@ -221,10 +163,28 @@ def _update(db: sqlite3.Connection, repo, heads: dict[str, str], counts: dict, t
             db.execute("INSERT OR REPLACE INTO scopes SELECT ?, count(*) FROM subjects WHERE branch=?",
                        (branch, branch))
         db.execute("DELETE FROM scopes WHERE branch NOT IN (SELECT branch FROM heads)")
+        if moved:
+            _write_subject_branches(db)
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
+
+
+def _write_subject_branches(db: sqlite3.Connection) -> None:
+    """Write the subject_branches row again: each subject's branch by its id (~5 ms at 10,000 subjects).
+
+    Its size follows the highest subject id, which grows as notes are indexed again (a new id each
+    time) until the next full build: a few bytes per note ever indexed.
+    """
+    rows = db.execute("SELECT id, branch FROM subjects").fetchall()
+    names = sorted({branch for _, branch in rows})
+    number = {branch: i for i, branch in enumerate(names, 1)}
+    of_id = bytearray(2 * (max((subject for subject, _ in rows), default=0) + 1))
+    for subject, branch in rows:
+        of_id[2 * subject:2 * subject + 2] = number[branch].to_bytes(2, "little")
+    db.execute("DELETE FROM subject_branches")
+    db.execute("INSERT INTO subject_branches VALUES (?, ?)", ("\n".join(names), bytes(of_id)))
 
 
 def _index_branch(db, repo, branch: str, head: str, old: dict, counts: dict) -> dict:
@@ -308,19 +268,3 @@ def _identities(branch: str, data: bytes | None) -> dict | None:
     except ValueError:  # sync reports a broken PROJECT.md; until it is mended no cwd resolves there
         return None
     return {"branch": p.branch, "name": p.name, "remotes": list(p.remotes), "paths": list(p.paths)}
-
-
-def projects(state_dir) -> list[dict]:
-    """Each project branch's identities as its PROJECT.md held them when indexed (branch, name,
-    remotes, paths: what memgit.sources.workspace.resolve_cwd takes); [] without an index."""
-    try:
-        db = _connect(state_dir, create=False)
-        if db is None:
-            return []
-        try:
-            states = [quickjson.loads(state) for (state,) in db.execute("SELECT state FROM heads ORDER BY branch")]
-        finally:
-            db.close()
-    except (sqlite3.DatabaseError, ValueError):
-        return []
-    return [s["project"] for s in states if s.get("project")]

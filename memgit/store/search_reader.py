@@ -1,30 +1,119 @@
-"""The reads of the search index (memgit.store.search_index, which writes it): the units `memgit
-search` ranks (`query`), and for the prompt hook (`Reader`) which subjects hold a word, where they
-are, and their units. No dulwich, no writes: they read the index as the last sync or search left it.
+"""The reads of the search index (memgit.store.search_index writes it): the file, opened for
+reading when it is of this schema; the units `memgit search` ranks (`query`), their marked words
+(`snippets`); and for the prompt hook (`Reader`) which subjects hold a word, where they are, and
+their units. No dulwich, no writes: they read the index as the last sync or search left it, each
+search and each prompt over one connection.
+
+This module imports neither collections nor re: the prompt hook loads it at every prompt.
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
-from collections.abc import Sequence
+import os
 
 from memgit.core import search
-from memgit.store.search_index import SNIPPET_TOKENS, TEXT_WEIGHT, TITLE_WEIGHT, UNITS, filters, reading
+from memgit.core.record import record
 from memgit.store.sqlite import sqlite3
 
+TYPE_CHECKING = False  # neither typing nor collections.abc (which imports collections): for annotations only
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
+FILE = "search.sqlite"
+SCHEMA = 7  # bump when the tables or documents() change (memgit.store.search_index): every branch is indexed again
+SNIPPET_TOKENS = 14
+TITLE_WEIGHT, TEXT_WEIGHT = 0.5, 1.0
+UNITS = "d.branch, d.path, d.unit, d.kind, d.type, d.title, f.text, d.session, d.date, d.support"  # a search.Doc
 
 # What a search found: (doc, bm25) pairs, best BM25 first (lower is better); each one's row in the index;
 # and the expression they match, to mark the words of the rows shown (`snippets`).
-Found = namedtuple("Found", "candidates rows match")
+Found = record("Found", "candidates rows match", module=__name__)
 
 
-def query(state_dir, match: str, *, every: str = "", branches: Sequence[str] | None = None,
+def path_of(state_dir) -> str:
+    return os.path.join(os.fspath(state_dir), FILE)
+
+
+def reading(state_dir) -> sqlite3.Connection | None:
+    """The index opened for reading when it is one of this schema (one statement: a hook or a search
+    reads it); None when there is none, or one of another schema."""
+    path = path_of(state_dir)
+    if not os.path.exists(path):
+        return None
+    try:
+        db = sqlite3.connect(path, timeout=10, isolation_level=None)
+    except sqlite3.DatabaseError:  # a folder in its place, an unreadable file
+        return None
+    try:
+        if db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (str(SCHEMA),):
+            return db
+    except sqlite3.DatabaseError:  # no meta table (another file), or not a database at all
+        pass
+    db.close()
+    return None
+
+
+def heads(db: sqlite3.Connection) -> dict[str, str]:
+    """Each branch and the head it was indexed at."""
+    return dict(db.execute("SELECT branch, sha FROM heads").fetchall())
+
+
+def indexed_heads(state_dir) -> dict[str, str]:
+    """Each branch and the head it was indexed at; {} when there is no usable index."""
+    try:
+        db = reading(state_dir)
+        if db is None:
+            return {}
+        try:
+            return heads(db)
+        finally:
+            db.close()
+    except sqlite3.DatabaseError:
+        return {}
+
+
+def projects(state_dir) -> list[dict]:
+    """Each project branch's identities as its PROJECT.md held them when indexed (branch, name,
+    remotes, paths: what memgit.sources.workspace.resolve_cwd takes); [] without an index."""
+    from memgit.core import quickjson
+
+    try:
+        db = reading(state_dir)
+        if db is None:
+            return []
+        try:
+            states = [quickjson.loads(state) for (state,) in db.execute("SELECT state FROM heads ORDER BY branch")]
+        finally:
+            db.close()
+    except (sqlite3.DatabaseError, ValueError):
+        return []
+    return [s["project"] for s in states if s.get("project")]
+
+
+def filters(*, branches: Sequence[str] | None, types: Sequence[str] = (), kinds: Sequence[str] = (),
+            since: str | None = None) -> tuple[list[str], list]:
+    """The WHERE terms (over the `docs` table as `d`) and their arguments of a search's filters.
+
+    branches=None is every branch, [] none; empty types or kinds are every one.
+    """
+    where: list[str] = []
+    args: list = []
+    for column, values in (("d.branch", branches), ("d.type", types), ("d.kind", kinds)):
+        if values is not None and (values or column == "d.branch"):
+            where.append(f"{column} IN ({','.join('?' * len(values))})")
+            args += list(values)
+    if since:
+        where.append("d.date >= ?")
+        args.append(since)
+    return where, args
+
+
+def query(db: sqlite3.Connection, match: str, *, every: str = "", branches: Sequence[str] | None = None,
           types: Sequence[str] = (), kinds: Sequence[str] = (), since: str | None = None, limit: int = 50) -> Found:
     """The documents matching an FTS5 expression (memgit.core.search.match_expression), best BM25 first.
 
     One statement: the best `limit` rows by BM25 first, then their text and columns (read for those
-    rows only: SQLite would carry them for every match through its sort).
+    rows only: SQLite would carry them for every match through its sort), over `db` (`reading`).
 
     Args:
         every: the same terms AND-ed (memgit.core.search.match_every), or "": when `limit` documents
@@ -43,16 +132,10 @@ def query(state_dir, match: str, *, every: str = "", branches: Sequence[str] | N
           "WHERE d.id = t.id AND f.rowid = t.id ORDER BY t.score"
     rows: list = []
     try:
-        db = reading(state_dir)
-        if db is None:
-            return Found([], [], match)
-        try:
-            for expression in ([every] if every else []) + [match]:
-                rows = db.execute(sql, [expression, *args, limit]).fetchall()
-                if len(rows) >= limit:
-                    break
-        finally:
-            db.close()
+        for expression in ([every] if every else []) + [match]:
+            rows = db.execute(sql, [expression, *args, limit]).fetchall()
+            if len(rows) >= limit:
+                break
     except sqlite3.OperationalError as e:  # an expression FTS5 refuses: nothing matches it
         import logging  # only when there is something to say: the search path keeps its imports light
 
@@ -63,7 +146,7 @@ def query(state_dir, match: str, *, every: str = "", branches: Sequence[str] | N
     return Found([(search.Doc(*row[1:11]), row[11]) for row in rows], [row[0] for row in rows], expression)
 
 
-def snippets(state_dir, match: str, rows: Sequence[int]) -> dict[int, str]:
+def snippets(db: sqlite3.Connection, match: str, rows: Sequence[int]) -> dict[int, str]:
     """Each row's text around the words `match` holds, marked with [[ ]] (FTS5's snippet); {} when the
     index cannot say (the hits then show their first line)."""
     if not rows:
@@ -71,13 +154,7 @@ def snippets(state_dir, match: str, rows: Sequence[int]) -> dict[int, str]:
     sql = (f"SELECT rowid, snippet(fts, 1, '[[', ']]', '…', {SNIPPET_TOKENS}) FROM fts "
            f"WHERE fts MATCH ? AND rowid IN ({','.join('?' * len(rows))})")
     try:
-        db = reading(state_dir)
-        if db is None:
-            return {}
-        try:
-            return dict(db.execute(sql, [match, *rows]).fetchall())
-        finally:
-            db.close()
+        return dict(db.execute(sql, [match, *rows]).fetchall())
     except sqlite3.DatabaseError:
         return {}
 
@@ -89,6 +166,7 @@ class Reader:
 
     def __init__(self, db: sqlite3.Connection):
         self._db = db
+        self._scopes: dict[str, int] | None = None
 
     @classmethod
     def open(cls, state_dir) -> Reader | None:
@@ -110,11 +188,11 @@ class Reader:
 
     def subjects(self, branches: Sequence[str] | None = None) -> int:
         """How many subjects the index holds (in `branches`, when given)."""
+        if self._scopes is None:  # a row per branch, read once
+            self._scopes = dict(self._db.execute("SELECT branch, subjects FROM scopes").fetchall())
         if branches is None:
-            return self._db.execute("SELECT coalesce(sum(subjects), 0) FROM scopes").fetchone()[0]
-        marks = ",".join("?" * len(branches))
-        return self._db.execute(f"SELECT coalesce(sum(subjects), 0) FROM scopes WHERE branch IN ({marks})",
-                                list(branches)).fetchone()[0]
+            return sum(self._scopes.values())
+        return sum(self._scopes.get(b, 0) for b in set(branches))
 
     def holding(self, word: str, limit: int) -> list[int] | None:
         """The subjects holding `word` (stemmed as the index stems it); None when more than `limit` do."""
@@ -148,12 +226,17 @@ class Reader:
             return []
 
     def branches(self, ids: Sequence[int]) -> dict[int, str]:
-        """The branch of each subject."""
+        """The branch of each subject, from one row (memgit.store.search_index's subject_branches): a
+        lookup of the subjects table per subject would read hundreds of its pages."""
+        row = self._db.execute("SELECT names, of_id FROM subject_branches").fetchone()
+        if row is None:
+            return {}
+        names, of_id = [""] + row[0].split("\n"), row[1]
         found: dict[int, str] = {}
-        for start in range(0, len(ids), 500):
-            chunk = list(ids[start:start + 500])
-            found.update(self._db.execute(f"SELECT id, branch FROM subjects WHERE id IN ({','.join('?' * len(chunk))})",
-                                          chunk))
+        for subject in ids:
+            number = int.from_bytes(of_id[2 * subject:2 * subject + 2], "little")
+            if number:
+                found[subject] = names[number]
         return found
 
     def units(self, ids: Sequence[int]) -> dict[int, list[search.Doc]]:

@@ -4,8 +4,7 @@ words, its subjects' words) and removed again."""
 from __future__ import annotations
 
 from memgit.core import search
-
-UNITS = "d.branch, d.path, d.unit, d.kind, d.type, d.title, f.text, d.session, d.date, d.support"  # a search.Doc
+from memgit.store.search_reader import UNITS
 
 
 def drop(db, branch: str, path: str | None) -> int:

@@ -20,7 +20,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from memgit.core.search import Doc
-from memgit.store import search_index
+from memgit.store import search_reader
 
 log = logging.getLogger("memgit.store.semantic_index")
 FILE = "semantic.sqlite"
@@ -39,7 +39,7 @@ def path_of(state_dir) -> str:
 
 
 def _stamp(model: str) -> str:
-    return json.dumps({"schema": SCHEMA, "model": model, "search_schema": search_index.SCHEMA})
+    return json.dumps({"schema": SCHEMA, "model": model, "search_schema": search_reader.SCHEMA})
 
 
 def _connect(state_dir, model: str) -> sqlite3.Connection:
@@ -90,10 +90,10 @@ def update(state_dir, embedder) -> dict:
         {"docs": documents mapped, "embedded": texts run through the model, "dropped": vectors removed}
     """
     counts = {"docs": 0, "embedded": 0, "dropped": 0}
-    heads = search_index.indexed_heads(state_dir)
+    heads = search_reader.indexed_heads(state_dir)
     if synced_heads(state_dir, embedder.name) == heads:
         return counts
-    source = sqlite3.connect(f"file:{search_index.path_of(state_dir)}?mode=ro", uri=True)
+    source = sqlite3.connect(f"file:{search_reader.path_of(state_dir)}?mode=ro", uri=True)
     try:
         # One read transaction: the heads and the documents of the same moment.
         source.execute("BEGIN")
@@ -132,23 +132,23 @@ def update(state_dir, embedder) -> dict:
 
 def query(state_dir, embedder, text: str, *, branches: Sequence[str] | None = None, types: Sequence[str] = (),
           since: str | None = None, limit: int = 50) -> list[tuple[Doc, float]]:
-    """The documents nearest to `text` (cosine, best first), filtered as search_index.query filters.
+    """The documents nearest to `text` (cosine, best first), filtered as search_reader.query filters.
 
     Returns:
         (doc, cosine) pairs; [] when there is no cache or no search index.
     """
     import numpy as np
 
-    if not os.path.exists(path_of(state_dir)) or not os.path.exists(search_index.path_of(state_dir)):
+    if not os.path.exists(path_of(state_dir)) or not os.path.exists(search_reader.path_of(state_dir)):
         return []
-    where, args = search_index.filters(branches=branches, types=types, since=since)
+    where, args = search_reader.filters(branches=branches, types=types, since=since)
     sql = ("SELECT d.id, v.v FROM rows r JOIN vec v ON v.hash = r.hash "
            "JOIN s.docs d ON d.branch = r.branch AND d.path = r.path AND d.unit = r.unit"
            + (f" WHERE {' AND '.join(where)}" if where else ""))
     try:
         db = _connect(state_dir, embedder.name)
         try:
-            db.execute("ATTACH DATABASE ? AS s", (f"file:{search_index.path_of(state_dir)}?mode=ro",))
+            db.execute("ATTACH DATABASE ? AS s", (f"file:{search_reader.path_of(state_dir)}?mode=ro",))
             found = db.execute(sql, args).fetchall()
             if not found:
                 return []

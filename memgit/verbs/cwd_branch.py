@@ -20,9 +20,9 @@ def of_cwd(state_dir: str, cwd: str, problems: list[str], *, heads: dict | None 
     if index is not None and (heads is None or index.get("heads") == heads):
         return branch_of(cwd, index, cdir, problems)
     from memgit.sources import workspace
-    from memgit.store import search_index
+    from memgit.store import search_reader
 
-    return workspace.resolve_cwd(cwd, search_index.projects(state_dir))[0]
+    return workspace.resolve_cwd(cwd, search_reader.projects(state_dir))[0]
 
 
 def branch_of(cwd: str, index: dict, cdir: str, problems: list[str]) -> str | None:

@@ -27,10 +27,18 @@ NEVER = {"click", "dulwich", "litellm", "frontmatter", "markdown_it", "msgspec",
          "datetime", "importlib.util", "contextlib", "warnings",
          "memgit.config", "memgit.cli.commands", "memgit.cli.app", "memgit.store.repo", "memgit.sources.workspace",
          "memgit.core.scopes", "memgit.core.redact", "memgit.verbs.briefing", "memgit.verbs.sync", "memgit.core.fusion"}
-# The session start reads the context cache: no search index, no ranking, no dates.
-NOT_AT_START = {"_sqlite3", "math", "memgit.core.search", "memgit.core.recall", "memgit.store.search_index"}
+# The session start reads the context cache: no search index, no ranking, no dates; and no collections (its
+# named tuples are memgit.core.record's), nor a codec beyond UTF-8 to read the ref files.
+NOT_AT_START = {"_sqlite3", "math", "memgit.core.search", "memgit.core.recall", "memgit.store.search_index",
+                "collections", "encodings.ascii"}
 # The prompt hook neither ranks by age nor looks for the semantic extra.
 NOT_AT_PROMPT = {"memgit.verbs.search", "memgit.verbs.semantic", "memgit.store.embedding"}
+# An index of the current heads is read without its writer (memgit.store.search_reader alone), by the prompt
+# hook and by `memgit search`.
+WRITER = {"memgit.store.search_index", "memgit.store.search_rows", "memgit.store.blobs"}
+# What a prompt that memory bears on needs no more than a silent one: no regular expression is compiled
+# on the way (memgit.core.scan cuts the hit's lines), so neither `re` nor `enum` is imported.
+NO_PATTERNS = {"re", "enum"}
 # A sync with nothing new (memgit.verbs.sync_noop) reads the configuration and lists the agents' folders as
 # every sync does (pathlib, dataclasses, the sources' discovery), and nothing of the pipeline.
 NOT_IN_NOOP_SYNC = {"click", "dulwich", "litellm", "frontmatter", "markdown_it", "msgspec", "yaml", "ahocorasick_rs",
@@ -71,7 +79,10 @@ def test_the_hooks_and_search_import_nothing_they_do_not_use(gotcha):
 
     prompt, modules = imported(["hook", "user-prompt-submit"], prompt_stdin(PROMPT, gotcha), gotcha)
     assert GOTCHA in json.loads(prompt.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert forbidden(modules, NEVER | NOT_AT_PROMPT) == set()
+    assert forbidden(modules, NEVER | NOT_AT_PROMPT | WRITER) == set()
+    told, modules = imported(["hook", "user-prompt-submit"], prompt_stdin(PROMPT, gotcha), gotcha, launcher=True)
+    assert told.stdout == prompt.stdout
+    assert forbidden(modules, NEVER | NOT_AT_PROMPT | WRITER | NO_PATTERNS | {"runpy"}) == set()
     # The usual answer, nothing: as installed, no regular expression is compiled on the way (memgit.core.lazyre).
     quiet, modules = imported(["hook", "user-prompt-submit"], prompt_stdin(UNRELATED, gotcha), gotcha, launcher=True)
     assert quiet.returncode == 0 and quiet.stdout == b"", quiet.stderr.decode()[-2000:]
@@ -82,6 +93,8 @@ def test_the_hooks_and_search_import_nothing_they_do_not_use(gotcha):
     assert search.returncode == 0 and "typesense" in search.stdout.decode(), search.stderr.decode()[-2000:]
     assert forbidden(modules, NEVER - ({"numpy"} if embedding.missing() is None else set())) == set()
     assert {"memgit.verbs.search", "memgit.store.search_reader"} <= modules  # the fast path, not click's
+    again, modules = imported(["search", "typesense port"], b"", gotcha, MEMGIT_SEMANTIC="0")
+    assert again.stdout == search.stdout and forbidden(modules, WRITER) == set()  # the index is of the heads now
 
 
 def test_a_sync_with_nothing_new_imports_nothing_of_the_pipeline(claude_projects, memgit_cli, tmp_path):

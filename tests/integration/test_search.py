@@ -207,6 +207,31 @@ def test_deleting_or_breaking_the_index_changes_nothing_but_speed(other, world, 
     assert [search(memgit_cli, q, "--limit", "20") for q in queries] == before
 
 
+def branches_agree(memory_path) -> dict[int, str]:
+    """The prompt hook's one-row map of each subject's branch (subject_branches) says what `subjects` says."""
+    from memgit.store.search_reader import Reader
+
+    with Reader.open(state_dir(memory_path)) as reader:
+        subjects = dict(reader._db.execute("SELECT id, branch FROM subjects").fetchall())
+        top = reader._db.execute("SELECT max(id) FROM subjects").fetchone()[0] or 0
+        assert reader.branches(list(range(top + 50))) == subjects  # an id of no subject has no branch
+    return subjects
+
+
+def test_each_subjects_branch_is_kept_in_one_row_as_the_branches_move(other, world, memgit_cli, memory_path,
+                                                                       monkeypatch):
+    monkeypatch.chdir(world)
+    assert search(memgit_cli, "emoji")["hits"]
+    assert set(branches_agree(memory_path).values()) == {"projects/pinion", "projects/gears", "main"}
+    assert memgit_cli("remember", "The zanzibar cluster needs a VPN", "--type", "gotcha").exit_code == 0
+    pinned = set(branches_agree(memory_path))
+    assert memgit_cli("forget", "zanzibar", "--yes").exit_code == 0
+    assert len(branches_agree(memory_path)) == len(pinned) - 1
+    git(memory_path, "branch", "-D", "projects/gears")  # a branch gone: its subjects leave the map
+    assert search(memgit_cli, "emoji")["hits"]
+    assert set(branches_agree(memory_path).values()) == {"projects/pinion", "main"}
+
+
 def test_a_join_of_another_machines_memory_is_indexed(two):
     from memgit.verbs.search import search as find
 

@@ -111,5 +111,9 @@ def test_it_comes_back_when_consolidation_no_longer_marks_it(pinion, memory_path
 
 def holding_old() -> set[str]:
     """The files whose search units hold the old learning, word for word (duplicates included)."""
-    found = search_reader.query(load_config().state_dir, '"npm run build before packaging"', limit=100)
+    index = search_reader.reading(load_config().state_dir)
+    try:
+        found = search_reader.query(index, '"npm run build before packaging"', limit=100)
+    finally:
+        index.close()
     return {doc.path for doc, _ in found.candidates if doc.text == OLD}
