@@ -4,10 +4,17 @@ A hook runs at every session start and end; importing click (and through the CLI
 cost more than the hook's whole work, so `memgit hook <event>` never imports memgit.cli.commands.
 `memgit search` and a `memgit sync` with nothing new are answered without click too (memgit.cli.search_fast,
 memgit.cli.sync_fast). `memgit hook --help` and anything else still goes through click.
+
+A fast path that answered ends the process at once (`leave`): the interpreter's teardown of every module
+it loaded costs ~0.1-0.2x a `python -c pass` (bench/README.md, issue 20, third pass), and nothing is left
+to do: the answer is flushed, no thread runs, no atexit handler is registered on these paths. So `main`
+is the process's entry only (the console script, `python -m memgit.entry`, the hooks' launcher), never
+a function to call from Python.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -17,22 +24,36 @@ def main() -> None:
         from memgit.hook import entry as hook
 
         if args[1] in hook.EVENTS:  # `memgit hook <event> [--agent NAME]`: the hook checks the rest
-            sys.exit(hook.main(args[1:]))
+            leave(hook.main(args[1:]))
     if args[:1] == ["search"] and not {"-h", "--help"} & set(args):
         from memgit.cli import search_fast  # without click: a search is answered in a few milliseconds
 
         code = search_fast.main(args[1:])
         if code is not None:
-            sys.exit(code)
+            leave(code)
     if args[:1] == ["sync"] and not {"-h", "--help"} & set(args):
         from memgit.cli import sync_fast  # without click: nothing new is told in a few milliseconds
 
         code = sync_fast.main(args[1:])
         if code is not None:
-            sys.exit(code)
+            leave(code)
     from memgit.cli.commands import main as cli_main
 
     cli_main()
+
+
+def leave(code: int) -> None:
+    """End the process with `code` once stdout and stderr are flushed, without the interpreter's teardown;
+    120 when stdout cannot be flushed, as the interpreter exits then."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        code = 120
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(code)
 
 
 if __name__ == "__main__":

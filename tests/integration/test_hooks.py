@@ -284,10 +284,12 @@ def test_refresh_renders_the_cache_and_the_hook_reads_it_without_heavy_imports(w
         briefing.refresh(repo, cfg, ["projects/pinion", "main", "no-such-branch"])
     parts = memory_path / ".git" / "memgit" / "context" / "parts"
     assert sorted(p.name for p in parts.iterdir()) == ["main.json", "projects%2Fpinion.json"]
-    probe = ("import sys, atexit\n"
-             "atexit.register(lambda: sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules))))\n"
+    probe = ("import sys\nimport memgit.entry\n"  # what is loaded when the hook leaves (memgit.entry.leave)
+             "leave = memgit.entry.leave\n"
+             "memgit.entry.leave = lambda code: (sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules))), "
+             "leave(code))\n"
              "sys.argv = ['memgit', 'hook', 'session-start']\n"
-             "from memgit.entry import main\nmain()\n")
+             "memgit.entry.main()\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", probe], input=payload("session-start-startup.json", cwd=str(world)),
                           capture_output=True, env=env, cwd=world, timeout=30)

@@ -240,10 +240,12 @@ def test_each_agent_gets_the_answer_in_its_shape(gotcha, agent, stdin, event):
 
 
 def test_the_hook_never_imports_dulwich_click_or_litellm(gotcha):
-    probe = ("import sys, atexit\n"
-             "atexit.register(lambda: sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules))))\n"
+    probe = ("import sys\nimport memgit.entry\n"  # what is loaded when the hook leaves (memgit.entry.leave)
+             "leave = memgit.entry.leave\n"
+             "memgit.entry.leave = lambda code: (sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules))), "
+             "leave(code))\n"
              "sys.argv = ['memgit', 'hook', 'user-prompt-submit']\n"
-             "from memgit.entry import main\nmain()\n")
+             "memgit.entry.main()\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", probe], input=prompt_stdin(PROMPT, gotcha),
                           capture_output=True, env=env, cwd=gotcha, timeout=30)
