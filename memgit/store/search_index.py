@@ -47,9 +47,10 @@ CREATE INDEX subject_units_of ON subject_units (subject);
 -- its words again, made again from its units (_subject_words) as search.file_text made them.
 CREATE VIRTUAL TABLE subject_fts USING fts5(text, tokenize='porter unicode61', detail='none', content='');
 CREATE TABLE scopes (branch TEXT PRIMARY KEY, subjects INTEGER NOT NULL);  -- counted once per update
--- Each subject's branch in one row, written once per update, for the prompt hook (memgit.store.search_reader.
--- Reader.branches: a lookup in `subjects` per subject reads hundreds of its pages): `names`, the branches one per
--- line; `of_id`, two bytes (little-endian) per subject id: the line of its branch, counted from 1 (0: no subject).
+-- Each subject's branch in one row, for the prompt hook (memgit.store.search_reader.Reader.branches: a lookup in
+-- `subjects` per subject reads hundreds of its pages): `names`, the branches one per line; `of_id`, two bytes
+-- (little-endian) per subject id: the line of its branch, counted from 1 (0: no such subject). Kept by update
+-- from what its temporary triggers saw (_MOVED), once per update.
 CREATE TABLE subject_branches (names TEXT NOT NULL, of_id BLOB NOT NULL);
 CREATE TABLE superseded (branch TEXT NOT NULL, path TEXT NOT NULL, key TEXT NOT NULL);
 CREATE INDEX superseded_key ON superseded (branch, key);
@@ -58,6 +59,16 @@ CREATE INDEX superseded_file ON superseded (branch, path);
 CREATE TABLE team_notes (branch TEXT NOT NULL, path TEXT NOT NULL, version TEXT NOT NULL, PRIMARY KEY (branch, path));
 INSERT INTO meta VALUES ('schema', '{SCHEMA}');
 """
+
+
+# The subjects an update adds and removes, as its connection writes them (temporary: never in the file).
+_MOVED = (
+    "CREATE TEMP TABLE IF NOT EXISTS moved_subjects (id INTEGER NOT NULL, branch TEXT)",
+    "CREATE TEMP TRIGGER IF NOT EXISTS subject_added AFTER INSERT ON main.subjects "
+    "BEGIN INSERT INTO moved_subjects VALUES (new.id, new.branch); END",
+    "CREATE TEMP TRIGGER IF NOT EXISTS subject_removed AFTER DELETE ON main.subjects "
+    "BEGIN INSERT INTO moved_subjects VALUES (old.id, NULL); END",
+)
 
 
 def _log():
@@ -133,6 +144,8 @@ def update(repo, state_dir, team: Callable[[str, str], dict | None] | None = Non
 
 
 def _update(db: sqlite3.Connection, repo, heads: dict[str, str], counts: dict, team) -> None:
+    for statement in _MOVED:  # before the transaction: temporary, and nothing of the file's
+        db.execute(statement)
     db.execute("BEGIN IMMEDIATE")  # one writer at a time; a second one waits, then finds little to do
     try:
         import json  # writing: sync's end, or a search that found the index stale
@@ -141,12 +154,10 @@ def _update(db: sqlite3.Connection, repo, heads: dict[str, str], counts: dict, t
         for branch in known.keys() - heads.keys():
             counts["removed"] += _drop(db, branch, None)
             db.execute("DELETE FROM heads WHERE branch=?", (branch,))
-        moved = bool(known.keys() - heads.keys())
         for branch, head in sorted(heads.items()):
             old_sha, old_state = known.get(branch, (None, {}))
             if old_sha == head:
                 continue
-            moved = True
             counts["branches"] += 1
             whole = old_sha is None or not repo.is_ancestor(old_sha, head)
             if whole and old_sha is not None:
@@ -163,28 +174,37 @@ def _update(db: sqlite3.Connection, repo, heads: dict[str, str], counts: dict, t
             db.execute("INSERT OR REPLACE INTO scopes SELECT ?, count(*) FROM subjects WHERE branch=?",
                        (branch, branch))
         db.execute("DELETE FROM scopes WHERE branch NOT IN (SELECT branch FROM heads)")
-        if moved:
-            _write_subject_branches(db)
+        _note_subject_branches(db)
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
 
 
-def _write_subject_branches(db: sqlite3.Connection) -> None:
-    """Write the subject_branches row again: each subject's branch by its id (~5 ms at 10,000 subjects).
+def _note_subject_branches(db: sqlite3.Connection) -> None:
+    """Write into the subject_branches row the subjects this update added and removed (moved_subjects).
 
-    Its size follows the highest subject id, which grows as notes are indexed again (a new id each
-    time) until the next full build: a few bytes per note ever indexed.
+    The row grows with the highest subject id, which a note indexed again raises (a new id each time),
+    until the next full build: two bytes per subject id ever given.
     """
-    rows = db.execute("SELECT id, branch FROM subjects").fetchall()
-    names = sorted({branch for _, branch in rows})
-    number = {branch: i for i, branch in enumerate(names, 1)}
-    of_id = bytearray(2 * (max((subject for subject, _ in rows), default=0) + 1))
-    for subject, branch in rows:
-        of_id[2 * subject:2 * subject + 2] = number[branch].to_bytes(2, "little")
+    moved = db.execute("SELECT id, branch FROM temp.moved_subjects ORDER BY rowid").fetchall()
+    if not moved:
+        return
+    row = db.execute("SELECT names, of_id FROM subject_branches").fetchone()
+    names = row[0].split("\n") if row and row[0] else []
+    of_id = bytearray(row[1]) if row else bytearray()
+    number = {name: i for i, name in enumerate(names, 1)}
+    for subject, branch in moved:  # in the order they happened: an id removed may be given again
+        if branch is not None and branch not in number:
+            names.append(branch)
+            number[branch] = len(names)
+        end = 2 * subject + 2
+        if end > len(of_id):
+            of_id.extend(bytes(end - len(of_id)))
+        of_id[end - 2:end] = (number[branch] if branch is not None else 0).to_bytes(2, "little")
     db.execute("DELETE FROM subject_branches")
     db.execute("INSERT INTO subject_branches VALUES (?, ?)", ("\n".join(names), bytes(of_id)))
+    db.execute("DELETE FROM temp.moved_subjects")
 
 
 def _index_branch(db, repo, branch: str, head: str, old: dict, counts: dict) -> dict:

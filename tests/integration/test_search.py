@@ -189,6 +189,7 @@ def test_a_rewritten_history_is_indexed_again_whole(world, memgit_cli, memory_pa
         counts = search_index.update(repo, cfg.state_dir)
     assert counts["rebuilt"] == 1 and counts["branches"] == 1  # main, whose old head is no ancestor any more
     assert search(memgit_cli, "llama")["hits"] == [] and search(memgit_cli, "alpaca")["hits"]
+    assert "main" in branches_agree(memory_path).values()  # main's subjects removed and given new ids
 
 
 def test_deleting_or_breaking_the_index_changes_nothing_but_speed(other, world, memgit_cli, memory_path, monkeypatch):
