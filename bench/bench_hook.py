@@ -1,7 +1,7 @@
 """`memgit hook session-start`, repository of 10,000 notes and 10,000 commits (DESIGN §8: p50 <= 2x `python -c pass`).
 
-What Claude Code runs: the command `memgit install` writes (this interpreter running memgit's hook
-launcher, memgit/hook/memgit), and the console script (a file like the one pip writes: `import re`,
+What Claude Code runs: the command `memgit install` writes (memgit.verbs.install.memgit_command of the tree
+measured: this interpreter running memgit's hook launcher, memgit/hook/memgit, with -S), and the console script (a file like the one pip writes: `import re`,
 then `from memgit.entry import main`) that older installs and the plugin run, with the hook's JSON
 on stdin, as a fresh subprocess, in a subfolder of a git
 project whose origin is the bench project's remote, with HOME and XDG_* pointing at a temporary
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -40,6 +41,16 @@ if __name__ == "__main__":
     sys.argv[0] = re.sub(r"(-script\\.pyw|\\.exe)?$", "", sys.argv[0])
     sys.exit(main())
 """
+
+
+def installed(event: str, env: dict) -> list[str] | None:
+    """The hook command `memgit install` writes for `event` in the tree measured (its memgit_command); None for
+    a tree from before the launcher (it installed the console script)."""
+    if not LAUNCHER.is_file():
+        return None
+    done = subprocess.run([PYTHON, "-c", "from memgit.verbs.install import memgit_command; print(memgit_command())"],
+                          env=env, capture_output=True, text=True, check=True)
+    return shlex.split(done.stdout.strip()) + ["hook", event]
 
 
 def timed(cmd: list[str], *, stdin: bytes, env: dict, cwd: Path) -> tuple[float, bytes]:
@@ -115,7 +126,8 @@ def main() -> None:
                             "cwd": str(cwd), "hook_event_name": "SessionStart", "source": "startup"}).encode()
         hook_script = [PYTHON, str(script), "hook", "session-start"]
         # As installed: the launcher; a tree from before it (MEMGIT_BENCH_SRC) installed the console script.
-        hook = [PYTHON, str(LAUNCHER), "hook", "session-start"] if LAUNCHER.is_file() else hook_script
+        hook = installed("session-start", env) or hook_script
+        print("as installed: " + " ".join(hook))
         hook_m = [PYTHON, "-m", "memgit.entry", "hook", "session-start"]
         cache = memory / ".git" / "memgit" / "context"
 

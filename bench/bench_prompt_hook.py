@@ -2,7 +2,7 @@
 and with --relevance, how its bar sorts prompts over a sync of the labelled fixtures.
 
 Speed: what Claude Code runs, the command `memgit install` writes (this interpreter running
-memgit's hook launcher) and the console script older installs run, with the hook's JSON on stdin,
+memgit's hook launcher, with -S) and the console script older installs run, with the hook's JSON on stdin,
 as a fresh subprocess in a subfolder of the bench project, HOME and XDG_* in a temporary home. The repository
 is bench/generate.py's (make_note_repo: ~5% of the notes hold the gotcha "the integration tests
 hang when Redis is not running"); its search index is built first, and the session-start hook run
@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from _common import PYTHON, ROOT, Rows, arg_parser, bench_project, lay_out_eval, median, p90, user_env
-from bench_hook import CONSOLE_SCRIPT, LAUNCHER, summarise, timed
+from bench_hook import CONSOLE_SCRIPT, installed, summarise, timed
 from generate import make_note_repo
 
 RATIO_TARGET = 2.0
@@ -99,7 +99,8 @@ def speed(args, rows: Rows) -> None:
         timed([PYTHON, str(script), "hook", "session-start"], stdin=start, env=env, cwd=cwd)  # the context cache
         hook_script = [PYTHON, str(script), "hook", "user-prompt-submit"]
         # As installed: the launcher; a tree from before it (MEMGIT_BENCH_SRC) installed the console script.
-        hook = [PYTHON, str(LAUNCHER), "hook", "user-prompt-submit"] if LAUNCHER.is_file() else hook_script
+        hook = installed("user-prompt-submit", env) or hook_script
+        print("as installed: " + " ".join(hook))
 
         def stdin(prompt: str) -> bytes:
             return json.dumps({**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}).encode()

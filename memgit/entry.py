@@ -42,6 +42,34 @@ def main() -> None:
     cli_main()
 
 
+def site_on_demand() -> None:
+    """Set site up at the first import nothing finds without it, for a process started with `python -S`
+    (the hooks' launcher): the hooks' fast paths import memgit and the standard library alone, and
+    whatever else (dulwich when the context cache is stale, a sitecustomize's modules) finds its
+    site-packages, .pth files and user site as a process started without -S would have them."""
+    sys.meta_path.append(_SiteOnDemand)
+
+
+class _SiteOnDemand:
+    """The last finder on sys.meta_path: runs site.main() once, when a top-level import is not found, and
+    looks for it again."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if path is not None:  # a submodule: its package's folder decides, not site
+            return None
+        sys.meta_path.remove(cls)
+        import site
+
+        site.main()
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            spec = find(name, None, target) if find is not None else None
+            if spec is not None:
+                return spec
+        return None
+
+
 def leave(code: int) -> None:
     """End the process with `code` once stdout and stderr are flushed, without the interpreter's teardown;
     120 when stdout cannot be flushed, as the interpreter exits then."""

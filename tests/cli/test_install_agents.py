@@ -248,8 +248,8 @@ def test_each_agents_installed_session_start_hook_answers_in_its_shape(world, me
     (hermetic_env / home[agent]).parent.mkdir(parents=True, exist_ok=True)
     assert memgit_cli("install", "--agent", agent).exit_code == 0
     line = installed_command(hermetic_env / home[agent], event)
-    # This interpreter runs memgit's hook launcher (no console script: its wrapper imports `re`).
-    assert shlex.split(line) == [sys.executable, str(install_mod.LAUNCHER), "hook", "session-start"] + (
+    # This interpreter runs memgit's hook launcher (no console script: its wrapper imports `re`), without site.
+    assert shlex.split(line) == [sys.executable, "-S", str(install_mod.LAUNCHER), "hook", "session-start"] + (
         ["--agent", agent] if agent != "claude-code" else [])
     done = run_installed(line, payload(stdin, cwd=str(world)), world)
     text = additional_context(done)  # exactly {"hookSpecificOutput": {"hookEventName", "additionalContext"}}

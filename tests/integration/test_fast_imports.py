@@ -46,6 +46,9 @@ NOT_IN_NOOP_SYNC = {"click", "dulwich", "litellm", "frontmatter", "markdown_it",
                     "tempfile", "shutil", "memgit.cli.commands", "memgit.cli.app", "memgit.store.repo",
                     "memgit.store.ledger_cache", "memgit.verbs.sync", "memgit.core.redact", "memgit.core.ledger",
                     "memgit.extract", "memgit.consolidate", "memgit.sources.claude_code.reader"}
+# The hooks as installed start without site (python -S): neither it nor what its .pth files import (setuptools'
+# distutils shim), unless an import needs it (tests/integration/test_hooks.py).
+SITE = {"site", "sitecustomize", "_distutils_hack"}
 MAIN = "from memgit.entry import main\nmain()\n"
 UNRELATED = "Write a function to calculate the factorial of a number, with type hints and a docstring"
 
@@ -53,10 +56,10 @@ UNRELATED = "Write a function to calculate the factorial of a number, with type 
 def imported(args: list[str], stdin: bytes, cwd, *, launcher: bool = False,
              **env) -> tuple[subprocess.CompletedProcess, set[str]]:
     """Run `memgit ARGS` as the console script would (with `launcher`, as the hooks `memgit install` writes
-    run it), under -X importtime; return it and what it imported."""
+    run it: python -S, memgit's launcher), under -X importtime; return it and what it imported."""
     probe = ["-c", f"import sys\nsys.argv = ['memgit', *{args!r}]\n{MAIN}"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
-    done = subprocess.run([sys.executable, "-X", "importtime", *([str(LAUNCHER), *args] if launcher else probe)],
+    done = subprocess.run([sys.executable, "-X", "importtime", *(["-S", str(LAUNCHER), *args] if launcher else probe)],
                           input=stdin, capture_output=True, env=env, cwd=cwd, timeout=60)
     lines = [line for line in done.stderr.decode().splitlines() if line.startswith("import time:")]
     assert lines, done.stderr.decode()[-2000:]
@@ -75,18 +78,19 @@ def test_the_hooks_and_search_import_nothing_they_do_not_use(gotcha):
     assert PROJECT_MARK in additional_context(start)  # served from the context cache the sync rendered
     assert forbidden(modules, NEVER | NOT_AT_START) == set()
     installed, modules = imported(["hook", "session-start"], stdin, gotcha, launcher=True)
-    assert installed.stdout == start.stdout and forbidden(modules, NEVER | NOT_AT_START | {"re", "runpy"}) == set()
+    assert installed.stdout == start.stdout
+    assert forbidden(modules, NEVER | NOT_AT_START | {"re", "runpy"} | SITE) == set()
 
     prompt, modules = imported(["hook", "user-prompt-submit"], prompt_stdin(PROMPT, gotcha), gotcha)
     assert GOTCHA in json.loads(prompt.stdout)["hookSpecificOutput"]["additionalContext"]
     assert forbidden(modules, NEVER | NOT_AT_PROMPT | WRITER) == set()
     told, modules = imported(["hook", "user-prompt-submit"], prompt_stdin(PROMPT, gotcha), gotcha, launcher=True)
     assert told.stdout == prompt.stdout
-    assert forbidden(modules, NEVER | NOT_AT_PROMPT | WRITER | NO_PATTERNS | {"runpy"}) == set()
+    assert forbidden(modules, NEVER | NOT_AT_PROMPT | WRITER | NO_PATTERNS | {"runpy"} | SITE) == set()
     # The usual answer, nothing: as installed, no regular expression is compiled on the way (memgit.core.lazyre).
     quiet, modules = imported(["hook", "user-prompt-submit"], prompt_stdin(UNRELATED, gotcha), gotcha, launcher=True)
     assert quiet.returncode == 0 and quiet.stdout == b"", quiet.stderr.decode()[-2000:]
-    assert forbidden(modules, NEVER | NOT_AT_PROMPT | {"re", "runpy"}) == set() and "_sqlite3" in modules
+    assert forbidden(modules, NEVER | NOT_AT_PROMPT | {"re", "runpy"} | SITE) == set() and "_sqlite3" in modules
 
     # `[search] semantic` on, as by default: it only looks for the extra (installed, numpy would be its due).
     search, modules = imported(["search", "typesense port"], b"", gotcha, MEMGIT_SEMANTIC="1")

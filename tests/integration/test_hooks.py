@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -298,6 +299,25 @@ def test_refresh_renders_the_cache_and_the_hook_reads_it_without_heavy_imports(w
     heavy = {m.split(".")[0] for m in modules} & {"click", "dulwich", "yaml", "frontmatter", "litellm",
                                                    "subprocess", "pathlib", "dataclasses", "tomllib"}
     assert heavy == set()
+
+
+def test_the_hook_as_installed_sets_site_up_when_an_import_needs_it(world, memory_path):
+    """`python -S` skips site (memgit.verbs.install.memgit_command): memgit's launcher puts its own folder on
+    the path, and the first import nothing finds (dulwich, here: the context cache is gone) sets site up."""
+    from memgit.verbs.install import LAUNCHER
+
+    stdin = payload("session-start-startup.json", cwd=str(world))
+    served = additional_context(run_hook("session-start", stdin, cwd=world)[0])
+    shutil.rmtree(memory_path / ".git" / "memgit" / "context")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # memgit from the launcher's folder alone
+    done = subprocess.run([sys.executable, "-X", "importtime", "-S", str(LAUNCHER), "hook", "session-start"],
+                          input=stdin, capture_output=True, env=env, cwd=world, timeout=60)
+    assert additional_context(done) == served
+    imported = [line.rsplit("|", 1)[1].strip() for line in done.stderr.decode().splitlines()
+                if line.startswith("import time:")]
+    assert "site" in imported and "dulwich" in imported
+    assert imported.index("site") > imported.index("memgit.hook.context")  # when the cache could not answer
+    assert not (memory_path / ".git" / "memgit" / "hook.log").exists()
 
 
 def test_the_cache_is_derived_deleting_it_changes_nothing(world, memory_path):

@@ -2,6 +2,7 @@
 works from an installed wheel."""
 
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -64,7 +65,7 @@ def test_wheel_installs_and_runs_demo_outside_the_source_tree(tmp_path):
     # the hooks' launcher, which the hook commands `memgit install` writes run with this interpreter
     command = subprocess.run([python, "-c", "from memgit.verbs.install import memgit_command; print(memgit_command())"],
                              capture_output=True, text=True, check=True, cwd=tmp_path).stdout.strip()
-    assert command == f"{python} {purelib}/memgit/hook/memgit", command
+    assert command == f"{python} -S {purelib}/memgit/hook/memgit", command
     started = subprocess.run(f"{command} hook session-start", shell=True, input=b"{}", capture_output=True, cwd=tmp_path,
                              env={**os.environ, "HOME": str(tmp_path)})
     assert started.returncode == 0 and started.stdout == b"", started.stderr
@@ -72,6 +73,19 @@ def test_wheel_installs_and_runs_demo_outside_the_source_tree(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path)
     assert demo.returncode == 0, demo.stderr
     assert "## Learnings" in demo.stdout and "extract(" in demo.stdout
+    # The hooks as installed run without site (-S): dulwich, reached through a .pth file here, is found once
+    # site is set up on demand, when the context cache is gone; the answer is the one a full start gives.
+    memory = tmp_path / "demo" / "memory"
+    hook_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    hook_env.update(HOME=str(tmp_path), MEMGIT_HOME=str(memory))
+    stdin = b'{"cwd": "%s", "session_id": "0b1d2c3e-0000-4000-8000-000000000001"}' % str(tmp_path).encode()
+    answers = []
+    for run in (f"{command} hook session-start", f"{python} -m memgit.entry hook session-start"):
+        shutil.rmtree(memory / ".git" / "memgit" / "context", ignore_errors=True)
+        told = subprocess.run(run, shell=True, input=stdin, capture_output=True, cwd=tmp_path, env=hook_env)
+        assert told.returncode == 0 and b"<memgit-context" in told.stdout, told.stderr
+        answers.append(told.stdout)
+    assert answers[0] == answers[1] and not (memory / ".git" / "memgit" / "hook.log").exists()
     readme = subprocess.run(["git", "-C", str(tmp_path / "demo" / "memory"), "show", "main:README.md"],
                             capture_output=True, text=True, check=True).stdout
     assert "Memory repository (memgit)" in readme

@@ -58,15 +58,16 @@ class InstallReport:
                 "mcp": [f.as_dict() for f in self.mcp], "warnings": self.warnings}
 
 
-# The hooks' launcher (memgit/hook/memgit): the console script's work without the `import re` of pip's wrapper.
+# The hooks' launcher (memgit/hook/memgit): the console script's work without the `import re` of pip's wrapper,
+# run with -S (site set up only when an import needs it).
 LAUNCHER = Path(__file__).resolve().parent.parent.parent / "hook" / "memgit"
 
 
 def memgit_command() -> str:
-    """How a hook calls memgit: this interpreter running memgit's hook launcher; without it (a build that
-    lacks the file), this environment's console script, else `python -m memgit.entry`."""
+    """How a hook calls memgit: this interpreter running memgit's hook launcher, without site (-S); without
+    the launcher (a build that lacks the file), this environment's console script, else `python -m memgit.entry`."""
     if LAUNCHER.is_file():
-        return f"{shlex.quote(sys.executable)} {shlex.quote(str(LAUNCHER))}"
+        return f"{shlex.quote(sys.executable)} -S {shlex.quote(str(LAUNCHER))}"
     return " ".join(map(shlex.quote, memgit_argv()))
 
 
