@@ -49,7 +49,7 @@ def installed(event: str, env: dict) -> list[str] | None:
     if not LAUNCHER.is_file():
         return None
     done = subprocess.run([PYTHON, "-c", "from memgit.verbs.install import memgit_command; print(memgit_command())"],
-                          env=env, capture_output=True, text=True, check=True)
+                          env=env, cwd=SRC, capture_output=True, text=True, check=True)  # SRC's memgit, not the cwd's
     return shlex.split(done.stdout.strip()) + ["hook", event]
 
 
