@@ -131,7 +131,7 @@ def subjects_ranked(repo: str, cwd: str, prompt: str) -> list[str]:
     words = rules.terms(prompt)
     with Reader.open(os.path.join(repo, ".git", "memgit")) as reader:
         total = reader.subjects()
-        postings = {w: reader.holding(w, total) or [] for w in words}
+        postings = {w: reader.holding(w) for w in words}
         held = rules.held_words(postings)
         branch = current_branch(repo, cwd, [])
         here = {branch, MAIN} if branch else {MAIN}

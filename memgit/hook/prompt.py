@@ -66,17 +66,17 @@ def _found(reader: search_reader.Reader, repo_path: str, cwd: str, words: list[s
         return None
     limit = rules.common_limit(total)
     postings, counts, common = {}, {}, []
-    for word in words:
-        holding = reader.holding(word, limit)
-        if holding is None:
+    for word in words:  # counted first, in SQLite: a common word's thousands of subjects never become Python rows
+        counts[word] = reader.count(word)
+        if counts[word] > limit:
             common.append(word)
         else:
-            postings[word], counts[word] = holding, len(holding)
+            postings[word] = reader.holding(word) if counts[word] else []
     rare = [w for w, subjects in postings.items() if subjects]
     if not rare:
         return None  # a prompt made of words most of memory holds bears on nothing in particular
     for word in common:  # only where a rarer word is: reading every subject holding it costs too much
-        postings[word], counts[word] = reader.holding_among(word, rare), reader.count(word)
+        postings[word] = reader.holding_among(word, rare)
     held = rules.held_words(postings)
     if not held:
         return None
