@@ -5,7 +5,7 @@ fenced text within budget. Values in, text out; memgit.hook.prompt reads the ind
 The bar. Most prompts have nothing to do with memory ("yes", "go on", a question about CSS or
 binary search), and a hook that adds noise at every turn is worse than none. So the unit of
 relevance is a subject, what one file says of one thing (a session's note with its learnings, a
-pinned note: memgit.core.search.subjects), and one subject must hold, by itself:
+pinned note: memgit.core.search_units.subjects), and one subject must hold, by itself:
 1. at least MIN_WORDS distinct content words of the prompt (all of them when it has fewer): one or
    two shared words are what any two texts about code have in common;
 2. enough evidence that this is no coincidence. Each word it holds weighs ln(subjects / subjects

@@ -5,7 +5,8 @@ memgit.core.search is; memgit.store.search_team indexes them.
 
 from __future__ import annotations
 
-from memgit.core.search import Doc, _front_matter, _session_note
+from memgit.core.search import Doc
+from memgit.core.search_units import _front_matter, _session_note
 
 
 class _Keeping:

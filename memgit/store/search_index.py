@@ -8,7 +8,7 @@ imports memgit.store.repo.
 
 Two tables of words: `fts`, one row per search unit (a learning, a note's summary, a MEMORY.md
 line...), which `memgit search` ranks; and `subject_fts`, one row per subject (a session note with
-its learnings, a pinned note, a section of an imported file: memgit.core.search.subjects), which
+its learnings, a pinned note, a section of an imported file: memgit.core.search_units.subjects), which
 the prompt hook weighs as a whole (memgit.core.recall). A learning MEMORY.md lists under
 `## Superseded` is in neither: the `superseded` table keeps the key of its words and its note, so
 that the note is indexed again when consolidation changes its mind. A shared project's branch also
@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from memgit.core import search
+from memgit.core import search, search_units
 from memgit.core.vocab import MAIN, PREFIX
 from memgit.store.blobs import read_blobs
 from memgit.store.search_reader import FILE, SCHEMA, indexed_heads, path_of, projects  # noqa: F401 (read there)
@@ -44,7 +44,7 @@ CREATE INDEX subjects_file ON subjects (branch, path);
 CREATE TABLE subject_units (doc INTEGER PRIMARY KEY, subject INTEGER NOT NULL);
 CREATE INDEX subject_units_of ON subject_units (subject);
 -- Contentless: which subjects hold a word is all the prompt hook asks; a row is removed by giving
--- its words again, made again from its units (_subject_words) as search.file_text made them.
+-- its words again, made again from its units (_subject_words) as search_units.file_text made them.
 CREATE VIRTUAL TABLE subject_fts USING fts5(text, tokenize='porter unicode61', detail='none', content='');
 CREATE TABLE scopes (branch TEXT PRIMARY KEY, subjects INTEGER NOT NULL);  -- counted once per update
 -- Each subject's branch in one row, for the prompt hook (memgit.store.search_reader.Reader.branches: a lookup in
@@ -233,7 +233,7 @@ def _index_branch(db, repo, branch: str, head: str, old: dict, counts: dict) -> 
             counts["removed"] += sum(_drop(db, branch, path.lstrip("/")) for path in changes)
         changed = {path.lstrip("/") for path in changes}
         wanted = {path.lstrip("/"): blob for path, blob in changes.items()
-                  if blob is not None and search.indexed(path.lstrip("/"))}
+                  if blob is not None and search_units.indexed(path.lstrip("/"))}
         contents = read_blobs(repo, set(wanted.values()))
         texts = {path: contents[blob] for path, blob in wanted.items()}
         for path in sorted(p for p in again if p.startswith(directory + "/") and p not in changed):
@@ -242,7 +242,7 @@ def _index_branch(db, repo, branch: str, head: str, old: dict, counts: dict) -> 
             if data is not None:
                 texts[path] = data
         for path, data in texts.items():
-            files[path] = search.documents(branch, path, data.decode("utf-8", "replace"), lookup)
+            files[path] = search_units.documents(branch, path, data.decode("utf-8", "replace"), lookup)
     data = repo.read(head, PROJECT_FILE) if branch.startswith(PREFIX) else None
     state["project"] = _identities(branch, data)
     for name in ROOT_FILES:
@@ -253,7 +253,7 @@ def _index_branch(db, repo, branch: str, head: str, old: dict, counts: dict) -> 
             continue
         counts["removed"] += _drop(db, branch, name)
         if data is not None:
-            files[name] = search.documents(branch, name, data.decode("utf-8", "replace"))
+            files[name] = search_units.documents(branch, name, data.decode("utf-8", "replace"))
     counts["added"] += _insert(db, [docs for docs in files.values() if docs])
     return state
 

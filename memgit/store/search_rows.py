@@ -3,7 +3,7 @@ words, its subjects' words) and removed again."""
 
 from __future__ import annotations
 
-from memgit.core import search
+from memgit.core import search, search_units
 from memgit.store.search_reader import UNITS
 
 
@@ -39,12 +39,12 @@ def _subject_words(db, subjects: list[int]) -> dict[int, str]:
                               f"JOIN fts f ON f.rowid = d.id WHERE u.subject IN ({','.join('?' * len(chunk))}) "
                               "ORDER BY u.subject, d.unit", chunk):
             units[row[0]].append(search.Doc(*row[1:]))
-    return {s: search.file_text(docs) for s, docs in units.items()}
+    return {s: search_units.file_text(docs) for s, docs in units.items()}
 
 
 def insert(db, files: list[list[search.Doc]]) -> int:
     """Write the documents of some files: their rows, their text into FTS5 (under ids given here),
-    and the words of each subject (search.subjects) as a whole; return how many are searchable. A
+    and the words of each subject (search_units.subjects) as a whole; return how many are searchable. A
     superseded learning is kept by its text's key alone (memgit.store.search_index._marked_again)."""
     if not files:
         return 0
@@ -55,9 +55,9 @@ def insert(db, files: list[list[search.Doc]]) -> int:
     subjects, subject_words, members, rows, words, marked = [], [], [], [], [], []
     for docs in files:
         subject_of = {}
-        for subject in search.subjects(docs):
+        for subject in search_units.subjects(docs):
             subjects.append((next_subject, docs[0].branch, docs[0].path))
-            subject_words.append((next_subject, search.file_text(subject)))
+            subject_words.append((next_subject, search_units.file_text(subject)))
             subject_of.update((id(d), next_subject) for d in subject)
             next_subject += 1
         for d in docs:
@@ -67,7 +67,7 @@ def insert(db, files: list[list[search.Doc]]) -> int:
             rows.append((next_doc, d.branch, d.path, d.unit, d.kind, d.type, d.session, d.date, d.support, d.title))
             # A learning's title is its note's, a MEMORY.md line's its topic: shown, not searched (a
             # long title would lengthen the document and lower its BM25 against the same words elsewhere).
-            words.append((next_doc, "" if d.kind in search.BORROWED_TITLE else d.title, d.text))
+            words.append((next_doc, "" if d.kind in search_units.BORROWED_TITLE else d.title, d.text))
             if id(d) in subject_of:
                 members.append((next_doc, subject_of[id(d)]))
             next_doc += 1

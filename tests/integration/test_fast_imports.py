@@ -35,10 +35,11 @@ NOT_AT_START = {"_sqlite3", "math", "memgit.core.search", "memgit.core.recall", 
 NOT_AT_PROMPT = {"memgit.verbs.search", "memgit.verbs.semantic", "memgit.store.embedding"}
 # An index of the current heads is read without its writer (memgit.store.search_reader alone), by the prompt
 # hook and by `memgit search`.
-WRITER = {"memgit.store.search_index", "memgit.store.search_rows", "memgit.store.blobs"}
+WRITER = {"memgit.store.search_index", "memgit.store.search_rows", "memgit.store.blobs", "memgit.core.search_units"}
 # What a prompt that memory bears on needs no more than a silent one: no regular expression is compiled
-# on the way (memgit.core.scan cuts the hit's lines), so neither `re` nor `enum` is imported.
-NO_PATTERNS = {"re", "enum"}
+# on the way (memgit.core.scan cuts the hit's lines), so neither `re` nor `enum` is imported, nor the module of
+# patterns compiled at first use (memgit.core.lazyre: the index's side, memgit.core.search_units, has them).
+NO_PATTERNS = {"re", "enum", "memgit.core.lazyre"}
 # A sync with nothing new (memgit.verbs.sync_noop) reads the configuration and lists the agents' folders as
 # every sync does (pathlib, dataclasses, the sources' discovery), and nothing of the pipeline.
 NOT_IN_NOOP_SYNC = {"click", "dulwich", "litellm", "frontmatter", "markdown_it", "msgspec", "yaml", "ahocorasick_rs",

@@ -6,7 +6,8 @@ import sqlite3
 
 import pytest
 
-from memgit.core.search import Doc, documents, match_expression, rank
+from memgit.core.search import Doc, match_expression, rank
+from memgit.core.search_units import documents
 
 NOTE = """---
 session: claude-code/6f1c2e4a-0b1d-4c39-9a65-0c9d0f5a7e11
@@ -173,7 +174,7 @@ def test_a_note_keeps_no_superseded_learning_nor_its_words_in_the_summary():
 
 
 def test_a_subject_is_a_note_with_its_learnings_or_one_pinned_or_imported_unit():
-    from memgit.core.search import file_text, subjects
+    from memgit.core.search_units import file_text, subjects
 
     note = documents("projects/pinion", "sessions/2026/11/2026-11-20-fix-6f1c2e4a.md", NOTE)
     assert subjects(note) == [note]

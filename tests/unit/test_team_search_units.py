@@ -1,7 +1,7 @@
 """A teammate's note as search units (memgit.core.teammates), MEMORY.md's unreviewed
 learnings left out of search, and superseded links to a teammate's note kept apart from the reader's."""
 
-from memgit.core import search, superseded, teammates
+from memgit.core import search_units, superseded, teammates
 from memgit.core.model import Learning, Note
 from memgit.core.notes import render_note
 
@@ -19,13 +19,13 @@ def test_a_teammates_note_gives_its_title_and_the_learnings_kept_never_its_summa
     assert [(d.kind, d.text) for d in docs] == [("note", "Fix the tests"),
                                                 ("learning", "Port 5432 was held by a stale postgres container.")]
     assert {d.path for d in docs} == {PATH} and docs[1].date == "2026-11-10"
-    assert "celery" not in search.file_text(docs)
+    assert "celery" not in search_units.file_text(docs)
 
 
 def test_memory_md_lines_not_yet_reviewed_are_not_searched():
     body = ("## Gotchas\n\n- [gotcha] Port 5432 was held. — 1 session, ana: [ana 2026-11-10 abcd1234](team/ana/x.md)\n"
             "- [gotcha] The celery broker was full. — 1 session, ana, not yet reviewed: [ana 2026-11-10 abcd1234](team/ana/x.md)\n")
-    assert [d.text for d in search.documents("projects/app", "MEMORY.md", body)] == ["Port 5432 was held."]
+    assert [d.text for d in search_units.documents("projects/app", "MEMORY.md", body)] == ["Port 5432 was held."]
 
 
 def test_a_superseded_link_to_a_teammates_note_names_their_note():
