@@ -326,6 +326,27 @@ def test_only_names_of_the_code_the_session_changed_make_a_gotcha_its_history(te
     assert fixed_here(text, edited) is fixed
 
 
+def test_a_reported_problem_keeps_what_was_done_about_it_beside_its_cause():
+    # 42401d2e (scale): the answer says what it did, then two sentences on the cause; the note's fix had only
+    # the cause, and the settling of gotchas must judge the cause, not the code the fix names
+    dbconn = f"{CWD}/internal/repository/dbConnection.go"
+    answer = ("Here's a summary of findings and fixes:\n\n### Bug 2: SQLite never ran ANALYZE\n\n"
+              "Fixed. Added `ANALYZE` to `setupSqlite()` in `dbConnection.go`. Without statistics in `sqlite_stat1`, "
+              "SQLite's query planner guessed and chose `jobs_jobstate_energy` (a terrible index for this query) "
+              "instead of scanning `jobs_starttime` in reverse.\n\n### Bug 3: the IN clause\n\n"
+              "The only efficient plan is to use the standalone `jobs_starttime` index — which SQLite does "
+              "automatically after ANALYZE because it realizes the 3 states cover virtually all rows, making the "
+              "WHERE clause nearly a no-op.")
+    note = note_of(user("Especially the following query triggers the memory leak: SELECT * FROM job WHERE "
+                        "job.job_state IN ('completed', 'running') ORDER BY job.start_time DESC; it is broken"),
+                   agent(call("Edit", file_path=dbconn, old_string="func setupSqlite(db *sql.DB) error {\n",
+                              new_string="func setupSqlite(db *sql.DB) error {\n\tdb.Exec(\"ANALYZE\")\n"),
+                         text=answer))
+    gotchas = texts(note, "gotcha")
+    assert any("Fix: Added `ANALYZE` to `setupSqlite()`" in g for g in gotchas), gotchas
+    assert not any(g.count("SQLite") and "Without statistics" in g and "Added" not in g for g in gotchas)
+
+
 @pytest.mark.parametrize("said,source_title,title", [
     # fc14d957 (scale): the context first, then the ask; and the harness's own title, set as a slug
     ("This application uses a files based checkpointing mechanism using a WAL algorithm for crash recovery. "
