@@ -386,3 +386,20 @@ def test_a_look_around_before_the_work_does_not_title_the_note():
     looked = transcript(user("List the files"), agent(text="a.py b.py"), user("thanks"), agent(text="You're welcome."))
     assert summary.title(session.read(worked), None) == "Let's update the default context compaction to 90 in the env var"
     assert summary.title(session.read(looked), None) == "List the files"
+
+
+@pytest.mark.parametrize("first,second,same", [
+    # 684c9528 (scale): one finding, framed twice in one answer
+    ("Root cause: `timer` is declared as `$state(null)`, making it reactive.",
+     "The issue is that `timer` is declared as `$state`, which makes it reactive.", True),
+    # 50633cd8 (scale)
+    ("Root cause: Taggers were appended to the slices unconditionally, then `Register()` was called.",
+     "In `newTagger()` (tagger.go), taggers are appended to the slices before `Register()` is called.", True),
+    # two findings of one session about the same code stay two
+    ("In `newTagger()` (tagger.go), taggers are appended to the slices before `Register()` is called.",
+     "When `Register()` fails (directory missing), the tagger stays in the slice with uninitialized fields.", False),
+])
+def test_the_same_finding_framed_twice_in_one_session_is_one_learning(first, second, same):
+    from memgit.extract.heuristic.rank import _content, _same
+
+    assert _same(_content(first), _content(second)) is same
