@@ -395,3 +395,16 @@ def test_global_budget_holds_with_many_projects():
     result = across(projects, pinned=PINNED, budget=1000)
     assert tokens.count(result.summary_md) <= 1000 and len(result.summary_md) < 9000
     assert "Never commit .env files." in result.memory_md  # shared by every project
+
+
+def test_how_to_run_one_test_has_its_own_line_beside_the_suite():
+    notes = [note(1, ("command", "Tests run with `mise run test`."), day=1),
+             note(2, ("command", "Run one test with `go test ./cmd/cli/strategy/ -run \"NAME\" -v -count=1`."), day=2),
+             note(3, ("command", "Tests run with `go test ./internal/api/ -run TestNats -v`."), day=3)]
+    lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
+             for b in s.bullets]
+    # a named run is how to run one test (its names shown as NAME), never the suite's line
+    assert lines[0] == "Test: `mise run test`"
+    assert set(lines[1:]) <= {"One test: `go test ./internal/api/ -run 'NAME' -v`",
+                              "One test: `go test ./cmd/cli/strategy/ -run \"NAME\" -v -count=1`"}
+    assert "One test: `go test ./internal/api/ -run 'NAME' -v`" in lines
