@@ -366,6 +366,10 @@ def test_a_reported_problem_keeps_what_was_done_about_it_beside_its_cause():
     ("There are occasional warnings in the log: [WARNING] lineprotocol.go:368: [METRICSTORE]> WAL shard channel "
      "full, dropped 7220001 messages (data safe in memory). Is this a problem? And how can it be fixed?", None,
      "There are occasional warnings in the log"),
+    # a clause that names no subject before the one that does (03eb5929)
+    ("Ok, so there's isn't much to see here, mostly one idea about how to organize the work Markdown documents "
+     "generated during a Claude Code session.", None,
+     "One idea about how to organize the work Markdown documents generated…"),
 ])
 def test_a_note_is_titled_by_what_its_first_request_asks(said, source_title, title):
     from memgit.extract.heuristic import session, summary
