@@ -407,3 +407,20 @@ def test_the_same_finding_framed_twice_in_one_session_is_one_learning(first, sec
     from memgit.extract.heuristic.rank import _content, _same
 
     assert _same(_content(first), _content(second)) is same
+
+
+def test_a_tool_saying_something_does_not_exist_is_a_reported_problem_and_its_ask_is_no_part_of_it():
+    # 46f222a8 and c92eb77e (scale): golangci-lint v2 dropped stylecheck and changed its config format
+    answer = ("In golangci-lint v2, `stylecheck` was removed — its checks (ST) are now part of `staticcheck`.\n\n"
+              "Removed `stylecheck` from the linters list and moved `checks: [\"ST1003\"]` into `staticcheck`'s "
+              "settings. The ST1003 naming convention check will now run via `staticcheck`.")
+    note = note_of(user("The stylecheck linter does not exist. Fix the problem"), agent(text=answer))
+    assert any(g.startswith("Problem: The stylecheck linter does not exist. Fix: ") for g in texts(note, "gotcha"))
+    from memgit.extract.heuristic.gotchas import _symptom_of
+
+    said = "the golangci-lint tool complaints that the configuration is outdatd and incompatible, Fix it."
+    from tests.unit.test_heuristic import transcript
+
+    s = session.read(transcript(user(said), agent(text="Done.")))
+    assert _symptom_of(s.exchanges[0], s) == "the golangci-lint tool complaints that the configuration is outdatd " \
+                                             "and incompatible"

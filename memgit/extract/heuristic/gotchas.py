@@ -35,7 +35,8 @@ MAX_REPORT = 600  # characters of the person's own words in a message that repor
 _TROUBLE = re.compile(
     r"\b(?:doesn'?t work|didn'?t work|does not work|did not work|not working|no longer works?|still (?:not|doesn'?t|"
     r"broken|fail\w*|getting|seeing|the same|shows?)|broken|fails|failed|failing|errors?|exception|crash(?:es|ed)?|"
-    r"wrong|bug|we lost|is lost|blocked|nothing happens|hangs|stuck|regress\w*)\b",
+    r"wrong|bug|we lost|is lost|blocked|nothing happens|hangs|stuck|regress\w*|(?:does not|doesn'?t) exist|"
+    r"complain(?:s|ts|ing)?|incompatible|outdated)\b",
     re.I,
 )
 CAUSE = re.compile(
@@ -142,7 +143,12 @@ def _symptom_of(x: Exchange, s: Session) -> str:
         return f'"{found[0]}"'
     said = [u.text for u in s.units(x.said)]
     troubled = [t for t in said if _TROUBLE.search(t)] or said
-    return clip(troubled[0], 160).rstrip(" .:;,") if troubled else ""
+    return clip(_ASKED_FIX.sub("", troubled[0]), 160).rstrip(" .:;,") if troubled else ""
+
+
+# The ask that ends a report ("…, fix it."): the problem is what comes before it.
+_ASKED_FIX = re.compile(r"[,;.]\s*(?:please\s+)?(?:fix|solve|resolve|repair)\s+(?:it|this|that|the (?:problem|issue))"
+                        r"(?:\s+please)?\W*$", re.I)
 
 
 def _fix_units(said: tuple[Unit, ...], cwd: str | None) -> list[str]:
