@@ -71,6 +71,17 @@ def test_memory_md_lists_strongest_first_and_keeps_only_the_most_recent_single_s
     assert len(facts) == 1 + 40 and "20 older facts seen in one session only" in memory
 
 
+def test_a_long_section_is_split_by_the_things_its_bullets_name_in_code_not_by_plain_shared_words():
+    # cc-backend (scale): "## Facts: already", "## Decisions: request" were words the bullets happened to share
+    facts = [f"`pkg/metricstore/file{i}.go` already holds the checkpoint writer number {i}." for i in range(5)]
+    facts += [f"The header was already bumped in part {i} of the release." for i in range(5)]
+    facts += [f"`golangci-lint` v2 moved linter setting number {i}." for i in range(5)]
+    memory = run([note(i, ("fact", text)) for i, text in enumerate(facts)]).memory_md
+    headings = [s.heading for s in _markdown.sections(memory) if s.heading.startswith("Facts")]
+    assert "Facts: metricstore" in headings and "Facts: golangci" in headings
+    assert "Facts: already" not in headings and "Facts: header" not in headings
+
+
 def test_a_learning_only_a_removed_note_supported_is_gone():
     notes = [note(1, TEST, ("gotcha", "Redis must run before the tests.")), note(2, TEST)]
     assert "Redis" in run(notes).memory_md
