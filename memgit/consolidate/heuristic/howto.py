@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from functools import lru_cache
 
 from memgit.consolidate.heuristic import skills as skills_mod
 from memgit.consolidate.heuristic.graph import Cluster, code_spans
@@ -74,8 +75,10 @@ def _directory(text: str) -> str:
     return where.strip("./") if where and not where.startswith(("/", "~")) else ""
 
 
+@lru_cache(maxsize=4096)
 def _clean(text: str) -> tuple[bool, bool]:
-    """(on the whole project, without a display pipe) for a [command]'s text."""
+    """(on the whole project, without a display pipe) for a [command]'s text (a project's commands are
+    said in a few wordings, thousands of times: each wording is judged once)."""
     spans = code_spans(text)
     return (not any(partial(verbatim(s)) for s in spans), not any(displayed(s) for s in spans))
 
