@@ -13,6 +13,7 @@ from tempfile import SpooledTemporaryFile
 
 from dulwich.object_store import DiskObjectStore
 
+from memgit.core import bulk
 from memgit.store import crossing, transport
 from memgit.store import scan as scan_mod
 from memgit.store.objects import stored_objects
@@ -59,11 +60,12 @@ def receive(repo, url: str, select: Callable[[Mapping[bytes, bytes | None]], dic
         if check is not None:
             check(store, heads)
         arrived = (sha for pack in store.packs for sha in pack)  # the quarantine's own, not its alternates
-        crossing.refuse_secrets(scan_mod.scan_objects(stored_objects(store, arrived, git_dir=raw.controldir(),
-                                                                    objects_dir=store.path), repo.extra_patterns),
-                       f"take in what {describe_url(url)} sent: its history holds",
-                       "Nothing was fetched. Remove them from that history on the machine that pushed them "
-                       "(`memgit scan` there says where, `memgit purge` removes them)")
+        with bulk.paused():  # every object that arrived, read once: no cycles among them to look for
+            found = scan_mod.scan_objects(stored_objects(store, arrived, git_dir=raw.controldir(), objects_dir=store.path),
+                                          repo.extra_patterns)
+        crossing.refuse_secrets(found, f"take in what {describe_url(url)} sent: its history holds",
+                                "Nothing was fetched. Remove them from that history on the machine that pushed them "
+                                "(`memgit scan` there says where, `memgit purge` removes them)")
         store.close()
         _admit(store, raw.object_store)
     finally:

@@ -10,7 +10,6 @@ from memgit.consolidate.heuristic import cache as memory_cache
 from memgit.consolidate.heuristic.graph import note_occurrences, recency
 from memgit.consolidate.heuristic.memory import Memory
 from memgit.consolidate.heuristic.skills import MARKER
-from memgit.core import bulk
 from memgit.core import notes as notes_mod
 from memgit.core import scopes
 from memgit.core.model import Consolidation, Note
@@ -103,17 +102,16 @@ def scope_memory(repo, cfg: Config, branch: str, head: str) -> Memory:
         delta.update({p: None for p in known if p not in current})
     delta = {p: blob for p, blob in delta.items() if p.endswith(".md")}
     fresh = not len(memory)
-    with bulk.paused():  # a scope of thousands of notes read at once: no cycles among them to look for
-        added = [(path, blob, note) for path, blob in sorted(delta.items()) if blob is not None
-                 and (note := _parsed(repo, branch, path, blob)) is not None]
-        if fresh:  # all at once: the token order is taken from them
-            memory.build([(path, note_occurrences(path, note), (blob, note.session or path, recency(note, path),
-                                                              note.title, "")) for path, blob, note in added])
-        else:
-            for path in sorted(set(delta) - {p for p, _, _ in added}):
-                memory.remove(path)  # gone, or no longer a note
-            for path, blob, note in added:
-                memory.add(path, note, version=blob)
+    added = [(path, blob, note) for path, blob in sorted(delta.items()) if blob is not None
+             and (note := _parsed(repo, branch, path, blob)) is not None]
+    if fresh:  # all at once: the token order is taken from them
+        memory.build([(path, note_occurrences(path, note), (blob, note.session or path, recency(note, path),
+                                                          note.title, "")) for path, blob, note in added])
+    else:
+        for path in sorted(set(delta) - {p for p, _, _ in added}):
+            memory.remove(path)  # gone, or no longer a note
+        for path, blob, note in added:
+            memory.add(path, note, version=blob)
     memory_cache.set_tree(memory, tree)
     return memory
 

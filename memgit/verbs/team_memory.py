@@ -23,7 +23,6 @@ from memgit.consolidate.heuristic import cache as memory_cache
 from memgit.consolidate.heuristic import view
 from memgit.consolidate.heuristic.graph import note_occurrences, recency
 from memgit.consolidate.heuristic.memory import Memory
-from memgit.core import bulk
 from memgit.core import join as identity
 from memgit.core import notes as notes_mod
 from memgit.core import scopes
@@ -86,27 +85,26 @@ def shared_memory(repo, cfg: Config, branch: str, head: str) -> tuple[Memory, ru
     hiding = hashlib.sha1(" ".join(sorted(hidden)).encode()).hexdigest()
     again = set() if fresh or memory.get(HIDING) == hiding else _hidden_changed(memory, known, hidden)
     changed = {path: v for path, v in wanted.items() if known.get(path, "").split(":", 1)[0] != v[0] or path in again}
-    with bulk.paused():  # thousands of notes at a first pull: no cycles among them to look for
-        contents = read_blobs(repo, {blob for blob, _ in changed.values()})  # at once: git cat-file
-        added = []
-        for path, (blob, person) in sorted(changed.items()):
-            note = _parsed(path, contents[blob])
-            if note is None:
-                memory.remove(path)
-                continue
-            version = blob
-            if person and hidden:  # what the reader hid of this teammate's is not read
-                held = [(x, rules.hidden_key(person, x.type, x.text)) for x in note.learnings]
-                note.learnings = [x for x, key in held if key not in hidden]
-                if applied := sorted({key for _, key in held if key in hidden}):
-                    version = f"{blob}:{','.join(applied)}"
-            added.append((path, version, note))
-        if fresh:  # all at once: the token order is taken from them
-            memory.build([(path, note_occurrences(path, note), (version, note.session or path, recency(note, path),
-                                                                note.title, "")) for path, version, note in added])
-        else:
-            for path, version, note in added:
-                memory.add(path, note, version=version)
+    contents = read_blobs(repo, {blob for blob, _ in changed.values()})  # at once: git cat-file
+    added = []
+    for path, (blob, person) in sorted(changed.items()):
+        note = _parsed(path, contents[blob])
+        if note is None:
+            memory.remove(path)
+            continue
+        version = blob
+        if person and hidden:  # what the reader hid of this teammate's is not read
+            held = [(x, rules.hidden_key(person, x.type, x.text)) for x in note.learnings]
+            note.learnings = [x for x, key in held if key not in hidden]
+            if applied := sorted({key for _, key in held if key in hidden}):
+                version = f"{blob}:{','.join(applied)}"
+        added.append((path, version, note))
+    if fresh:  # all at once: the token order is taken from them
+        memory.build([(path, note_occurrences(path, note), (version, note.session or path, recency(note, path),
+                                                            note.title, "")) for path, version, note in added])
+    else:
+        for path, version, note in added:
+            memory.add(path, note, version=version)
     memory.set(HIDING, hiding)
     return memory, team
 
