@@ -65,8 +65,9 @@ class Leaders:
 
     def assign_all(self, groups: Sequence[Group], counts: dict[str, int]) -> tuple[
             dict[tuple[int, str, str], list[int]], dict[int, int], list[tuple[int, int]]]:
-        """Decide every group at once, in priority order, with the token order taken from `counts`:
-        return the postings, each group's leader and the contradictions, for the caller to write.
+        """Decide every group at once, in priority order, with the token order taken from `counts` (it
+        counts every word of `groups`): return the postings, each group's leader and the
+        contradictions, for the caller to write.
 
         The postings are kept in memory meanwhile, so nothing cascades: a full build of a
         10,000-note scope is a matter of the similarity tests alone. Each group's words are put in
@@ -81,7 +82,7 @@ class Leaders:
         leader_of: dict[int, int] = {}
         conflicts: list[tuple[int, int]] = []
         leads: dict[str, dict[str, dict[tuple[int, int], list[int]]]] = {}  # type -> token -> (words, place) -> leaders
-        where = _places(counts, groups).__getitem__
+        where = _places(counts).__getitem__
 
         for group in sorted(groups, key=lambda g: g.rank):
             gid, kind = group.id, group.type
@@ -105,7 +106,12 @@ class Leaders:
             leader_of[gid] = leader
             if leader == gid:
                 for j, token in enumerate(leading):
-                    of_kind.setdefault(token, {}).setdefault((n, j), []).append(gid)
+                    if (buckets := of_kind.get(token)) is None:
+                        of_kind[token] = {(n, j): [gid]}
+                    elif (bucket := buckets.get((n, j))) is None:
+                        buckets[(n, j)] = [gid]
+                    else:
+                        bucket.append(gid)
         return postings, leader_of, conflicts
 
     def _counts(self) -> dict[str, int]:
@@ -270,14 +276,12 @@ def _share(words: int) -> tuple[float, int]:
     return least, words - math.ceil(least * words) + 1
 
 
-def _places(counts: dict[str, int], groups: Sequence[Group]) -> dict[str, int]:
-    """Each word's place in the token order: rarest first (by `counts`; a word it lacks counts 0),
-    then alphabetical."""
-    words = set(counts)
-    for group in groups:
-        if not words.issuperset(found := signature(group.type, group.norm).words):
-            words |= found
-    return {word: i for i, word in enumerate(sorted(words, key=lambda w: (counts.get(w, 0), w)))}
+def _places(counts: dict[str, int]) -> dict[str, int]:
+    """Each word's place in the token order: rarest first (by `counts`, which counts every word of
+    the groups placed), then alphabetical."""
+    words = sorted(counts)
+    words.sort(key=counts.__getitem__)  # stable: by count, the alphabetical order kept within one
+    return {word: i for i, word in enumerate(words)}
 
 
 def _reaching(leads: dict[str, dict[tuple[int, int], list[int]]], prefix: list[str], size: int,
