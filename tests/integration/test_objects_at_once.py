@@ -34,14 +34,16 @@ def test_the_files_a_fetch_kept_are_read_as_the_repository_holds_them_and_each_o
     from memgit.store import blobs
 
     with MemoryRepo.init(memory_path, repo_template_files(), author=DEFAULT_AUTHOR) as repo:
-        files = {f"sessions/2026/01/note-{i}.md": f"# Note {i}\n\n- [fact] port {i}\n".encode() for i in range(3 * BATCH)}
+        files = {f"sessions/2026/01/note-{i}.md": f"# Note {i}\n\n- [fact] port {i}\n".encode()
+                 for i in range(3 * BATCH)}
         head = repo.commit("main", files, "extract(main): notes\n")
         ids = set(repo.blobs(head, "sessions").values())
         expected = blobs.read_blobs(repo, ids)  # by git
         assert sorted(expected.values()) == sorted(files.values())
         asked = []
         real = blobs.read_objects
-        monkeypatch.setattr(blobs, "read_objects", lambda git_dir, wanted: asked.append(set(wanted)) or real(git_dir, wanted))
+        monkeypatch.setattr(blobs, "read_objects",
+                            lambda git_dir, wanted: asked.append(set(wanted)) or real(git_dir, wanted))
         kept = dict(sorted(expected.items())[:BATCH])
         blobs.arrived(kept)  # as a fetch keeps what it took in and scanned
         assert blobs.read_blobs(repo, ids) == expected
