@@ -60,27 +60,46 @@ def _plain_meta(text: str) -> dict | None:
     """The front matter's `key: value` pairs when every line is one in a form read without YAML; None
     when one is not (YAML reads it then)."""
     meta: dict = {}
+    read = _READ_LINES
     for line in text.split("\n"):
         if not line:
             continue
-        m = _KEY_LINE.fullmatch(line)
-        if m is None or not line.isprintable():
+        pair = read.get(line, _UNREAD)
+        if pair is _UNREAD:
+            if len(read) >= _READ_LINES_KEPT:
+                read.clear()
+            pair = read[line] = _plain_line(line)
+        if pair is None:
             return None
-        value = (m.group(2) or "").rstrip(" ")
-        if not value:
-            meta[m.group(1)] = ""
-        elif (q := _QUOTED.fullmatch(value)) is not None:
-            meta[m.group(1)] = q.group(1).replace("''", "'")
-        elif value.startswith("[") and value.endswith("]"):
-            items = _flow_items(value[1:-1])
-            if items is None:
-                return None
-            meta[m.group(1)] = items
-        elif _PLAIN.fullmatch(value) and not value.endswith(":"):
-            meta[m.group(1)] = value
-        else:
-            return None
+        key, value = pair
+        meta[key] = list(value) if type(value) is tuple else value
     return meta
+
+
+# Each front matter line read, as (key, value) or None: the notes of one project repeat most of their
+# lines (agent, project, cwd, git_branch, outcome, extractor), read once each. A flow list is kept as
+# a tuple, and every note gets a list of its own.
+_READ_LINES: dict[str, tuple[str, str | tuple[str, ...]] | None] = {}
+_READ_LINES_KEPT = 4096
+_UNREAD = object()
+
+
+def _plain_line(line: str) -> tuple[str, str | tuple[str, ...]] | None:
+    """One front matter line's (key, value) in a form read without YAML, else None."""
+    m = _KEY_LINE.fullmatch(line)
+    if m is None or not line.isprintable():
+        return None
+    value = (m.group(2) or "").rstrip(" ")
+    if not value:
+        return m.group(1), ""
+    if (q := _QUOTED.fullmatch(value)) is not None:
+        return m.group(1), q.group(1).replace("''", "'")
+    if value.startswith("[") and value.endswith("]"):
+        items = _flow_items(value[1:-1])
+        return None if items is None else (m.group(1), tuple(items))
+    if _PLAIN.fullmatch(value) and not value.endswith(":"):
+        return m.group(1), value
+    return None
 
 
 def _flow_items(inner: str) -> list[str] | None:
@@ -165,15 +184,17 @@ def parse_note(text: str) -> Note:
     for line in body.splitlines():
         if section == "head" and line.startswith("# ") and not title:
             title, section = line[2:].strip(), "summary"
-        elif line.strip() == LEARNINGS_HEADING and section in ("head", "summary"):
+            continue
+        stripped = line.strip()
+        if stripped == LEARNINGS_HEADING and section in ("head", "summary"):
             section = "learnings"
         elif section == "summary":
             summary_lines.append(line)
         elif section == "learnings":
-            match = _LEARNING_LINE.match(line.strip())
+            match = _LEARNING_LINE.match(stripped)
             if match and match["type"] in LEARNING_TYPES:
                 learnings.append(Learning(match["type"], match["text"].strip()))
-            elif line.strip() and line.strip() != "- (none)":
+            elif stripped and stripped != "- (none)":
                 section = "extra"
                 extra_lines.append(line)
         elif section == "extra":

@@ -1,23 +1,40 @@
 """Many objects of a memory repository read at once: `git cat-file --batch` when git is there (10,000
 notes in ~0.2 s, where dulwich takes ~1.3 s), else one by one through the repository. The search
 index reads every note through it when it is built; a fetch's scan reads what arrived through it.
+
+The files a fetch took in were read for its scan already, and the consolidation after a team pull
+reads them all again: `arrived` keeps them (up to ARRIVED_BYTES; a blob's content is its id's, so
+they are never stale) and `read_blobs` hands each out once instead of reading it again.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 BATCH = 200  # objects from which `git cat-file --batch` reads them
+ARRIVED_BYTES = 64 << 20  # a bigger fetch's files are read again, not kept
+_ARRIVED: dict[str, bytes] = {}
+
+
+def arrived(contents: Mapping[str, bytes]) -> None:
+    """Keep the files a fetch just took in for the next read of them (what was kept before is let go)."""
+    _ARRIVED.clear()
+    if sum(map(len, contents.values())) <= ARRIVED_BYTES:
+        _ARRIVED.update(contents)
 
 
 def read_blobs(repo, ids: set[str]) -> dict[str, bytes]:
-    """The contents of blobs by id: many at once by `git cat-file --batch`, else (no git, a failure,
-    a few) one by one through the repository."""
-    if len(ids) >= BATCH:
-        found = read_objects(repo.git_dir, ids)
+    """The contents of blobs by id: those a fetch just took in as it kept them (each once), the
+    others many at once by `git cat-file --batch`, else (no git, a failure, a few) one by one
+    through the repository."""
+    kept = {sha: _ARRIVED.pop(sha) for sha in ids if sha in _ARRIVED} if _ARRIVED else {}
+    rest = ids - kept.keys() if kept else ids
+    if len(rest) >= BATCH:
+        found = read_objects(repo.git_dir, rest)
         if found is not None and all(kind == "blob" for kind, _ in found.values()):
-            return {sha: data for sha, (_, data) in found.items()}
-    return {blob: repo.read_blob(blob) for blob in ids}
+            return {**kept, **{sha: data for sha, (_, data) in found.items()}}
+    return {**kept, **{blob: repo.read_blob(blob) for blob in rest}}
 
 
 def read_objects(git_dir, ids, *, objects_dir: str | None = None) -> dict[str, tuple[str, bytes]] | None:

@@ -58,6 +58,7 @@ def git_log(git_dir: str, start: bytes, stop: bytes | None) -> Iterator[CommitIn
 def _stream(proc: subprocess.Popen, first: bytes) -> Iterator[CommitInfo]:
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     pending = decoder.decode(first)
+    read_all = False
     try:
         fd = proc.stdout.fileno()
         while True:
@@ -71,9 +72,11 @@ def _stream(proc: subprocess.Popen, first: bytes) -> Iterator[CommitInfo]:
                     sha, when, *parents = head.split(" ")
                     yield CommitInfo(sha, tuple(p for p in parents if p), message, int(when))
             if not chunk:
+                read_all = True
                 break
     finally:
         proc.stdout.close()
-        if proc.wait() != 0:
+        # A reader that stopped early closed the pipe: git then dies of SIGPIPE, which is no failure.
+        if proc.wait() != 0 and read_all:
             raise MemgitError("`git log` failed while reading the memory repository's history; "
                               "run `git fsck` in it")

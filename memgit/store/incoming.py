@@ -7,15 +7,16 @@ import os
 import shutil
 import struct
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from tempfile import SpooledTemporaryFile
 
 from dulwich.object_store import DiskObjectStore
 
-from memgit.store import crossing, transport
+from memgit.core import bulk
+from memgit.store import blobs, crossing, transport
 from memgit.store import scan as scan_mod
-from memgit.store.objects import stored_objects
+from memgit.store.objects import StoredObject, stored_objects
 from memgit.store.transport import describe_url
 
 Progress = Callable[[str], None]
@@ -59,17 +60,29 @@ def receive(repo, url: str, select: Callable[[Mapping[bytes, bytes | None]], dic
         if check is not None:
             check(store, heads)
         arrived = (sha for pack in store.packs for sha in pack)  # the quarantine's own, not its alternates
-        crossing.refuse_secrets(scan_mod.scan_objects(stored_objects(store, arrived, git_dir=raw.controldir(),
-                                                                    objects_dir=store.path), repo.extra_patterns),
-                       f"take in what {describe_url(url)} sent: its history holds",
-                       "Nothing was fetched. Remove them from that history on the machine that pushed them "
-                       "(`memgit scan` there says where, `memgit purge` removes them)")
+        files: dict[str, bytes] = {}  # what arrived, as the scan reads it: the consolidation after reads it too
+        with bulk.paused():  # every object that arrived, read once: no cycles among them to look for
+            found = scan_mod.scan_objects(_files_kept(stored_objects(store, arrived, git_dir=raw.controldir(),
+                                                                     objects_dir=store.path), files),
+                                          repo.extra_patterns)
+        crossing.refuse_secrets(found, f"take in what {describe_url(url)} sent: its history holds",
+                                "Nothing was fetched. Remove them from that history on the machine that pushed them "
+                                "(`memgit scan` there says where, `memgit purge` removes them)")
         store.close()
         _admit(store, raw.object_store)
+        blobs.arrived(files)
     finally:
         store.close()
         shutil.rmtree(quarantine, ignore_errors=True)
     return heads, objects
+
+
+def _files_kept(objects: Iterator[StoredObject], files: dict[str, bytes]) -> Iterator[StoredObject]:
+    """The objects, each blob's content kept in `files` as it passes."""
+    for obj in objects:
+        if obj.kind == "blob":
+            files[obj.sha] = obj.data
+        yield obj
 
 
 def _index_pack(store: DiskObjectStore, git_dir: str, pack) -> None:

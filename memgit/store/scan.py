@@ -51,7 +51,7 @@ def scan(repo, extra_patterns: Sequence[str] = (), *, caches: bool = True) -> li
     def check(text: str) -> list[redact.Finding]:
         return redact.find_secrets(text, extra_patterns)
 
-    found = _in_objects(repo.objects(), check)
+    found = _in_objects(repo.objects(), extra_patterns)
     for ref in repo.refs():
         found += [Found(f.kind, "branch name" if ref.startswith("refs/heads/") else "ref name", path=ref)
                   for f in check(ref)]
@@ -66,8 +66,7 @@ def scan(repo, extra_patterns: Sequence[str] = (), *, caches: bool = True) -> li
 def scan_objects(objects: Iterable[StoredObject], extra_patterns: Sequence[str] = ()) -> list[Found]:
     """Every possible secret in these objects (files, file names, commit messages): what a push is
     about to send, or what a fetch brought, located by the commits among them."""
-    return _named_safely(_in_objects(objects, lambda text: redact.find_secrets(text, extra_patterns)),
-                         extra_patterns)
+    return _named_safely(_in_objects(objects, extra_patterns), extra_patterns)
 
 
 def _named_safely(found: list[Found], extra_patterns: Sequence[str]) -> list[Found]:
@@ -75,11 +74,15 @@ def _named_safely(found: list[Found], extra_patterns: Sequence[str]) -> list[Fou
     return [replace(f, path=safe_text(f.path, extra_patterns)) for f in found]
 
 
-def _in_objects(objects: Iterable[StoredObject], check) -> list[Found]:
+def _in_objects(objects: Iterable[StoredObject], extra_patterns: Sequence[str]) -> list[Found]:
+    def check(text: str) -> list[redact.Finding]:
+        return redact.find_secrets(text, extra_patterns)
+
     found: list[Found] = []
     blobs: dict[str, list[redact.Finding]] = {}  # flagged blob -> its findings
     names: dict[str, list[tuple[str, redact.Finding]]] = {}  # tree -> (entry name, finding)
     commits, trees = [], {}
+    entries: list[tuple[str, str]] = []  # (tree, entry name): checked together, after
     for obj in objects:
         if obj.kind == "blob":
             if hits := check(obj.data.decode("utf-8", "replace")):
@@ -90,12 +93,12 @@ def _in_objects(objects: Iterable[StoredObject], check) -> list[Found]:
                       for f in check(obj.data.decode("utf-8", "replace"))]
         elif obj.kind == "tree":
             trees[obj.sha] = obj.entries
-            hits = [(name.decode("utf-8", "surrogateescape"), f) for name, _, _ in obj.entries
-                    for f in check(name.decode("utf-8", "surrogateescape"))]
-            if hits:
-                names[obj.sha] = hits
+            entries += [(obj.sha, name.decode("utf-8", "surrogateescape")) for name, _, _ in obj.entries]
         else:  # a tag
             found += [Found(f.kind, f"{obj.kind} object", path=obj.sha) for f in check(obj.data.decode("utf-8", "replace"))]
+    for (tree, name), hits in zip(entries, redact.secrets_in_each([name for _, name in entries], extra_patterns)):
+        if hits:
+            names.setdefault(tree, []).extend((name, f) for f in hits)
     located = _locate(commits, trees, set(blobs), set(names))
     for sha, hits in blobs.items():
         commit, path = located.get(sha, ("", ""))
@@ -184,7 +187,7 @@ def scan_since(repo, seen: dict[str, str], extra_patterns: Sequence[str] = ()) -
     if wants:
         haves = [sha.encode() for sha in seen.values() if sha.encode() in store]
         ids = [sha for sha, _ in MissingObjectFinder(store, haves=haves, wants=wants)]
-        found = _in_objects(stored_objects(store, ids), lambda text: redact.find_secrets(text, extra_patterns))
+        found = _in_objects(stored_objects(store, ids), extra_patterns)
     found += _files(repo.git_dir / "memgit" / "drafts", "cache", lambda text: redact.find_secrets(text, extra_patterns),
                     repo.git_dir)
     return _named_safely(found, extra_patterns)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from memgit.config import Config
 from memgit.consolidate import _validate, heuristic
 from memgit.consolidate.heuristic import cache as memory_cache
-from memgit.core import scopes
+from memgit.core import bulk, scopes
 from memgit.core.model import Consolidation
 from memgit.core.vocab import MAIN
 from memgit.errors import ConflictError, LLMError, SecretFound
@@ -74,7 +74,8 @@ def _attempt(step: Callable[[], ConsolidateResult | None]) -> ConsolidateResult 
     """Run one scope's consolidation, again from the fresh head if the branch moved meanwhile."""
     for attempt in range(ATTEMPTS):
         try:
-            return step()
+            with bulk.paused():  # a scope's notes, groups and clusters: many objects, no cycles among them
+                return step()
         except ConflictError:
             if attempt == ATTEMPTS - 1:
                 raise

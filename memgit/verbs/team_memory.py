@@ -93,7 +93,7 @@ def shared_memory(repo, cfg: Config, branch: str, head: str) -> tuple[Memory, ru
             memory.remove(path)
             continue
         version = blob
-        if person:  # what the reader hid of this teammate's is not read
+        if person and hidden:  # what the reader hid of this teammate's is not read
             held = [(x, rules.hidden_key(person, x.type, x.text)) for x in note.learnings]
             note.learnings = [x for x, key in held if key not in hidden]
             if applied := sorted({key for _, key in held if key in hidden}):

@@ -28,3 +28,27 @@ def test_a_batch_read_by_git_is_what_dulwich_reads(memory_path):
         assert at_once == one_by_one
         assert {o.kind for o in at_once} == {"blob", "tree", "commit"}
         assert read_objects(repo.git_dir, ["0" * 40]) is None  # one it lacks: the caller reads its own way
+
+
+def test_the_files_a_fetch_kept_are_read_as_the_repository_holds_them_and_each_once(memory_path, monkeypatch):
+    from memgit.store import blobs
+
+    with MemoryRepo.init(memory_path, repo_template_files(), author=DEFAULT_AUTHOR) as repo:
+        files = {f"sessions/2026/01/note-{i}.md": f"# Note {i}\n\n- [fact] port {i}\n".encode()
+                 for i in range(3 * BATCH)}
+        head = repo.commit("main", files, "extract(main): notes\n")
+        ids = set(repo.blobs(head, "sessions").values())
+        expected = blobs.read_blobs(repo, ids)  # by git
+        assert sorted(expected.values()) == sorted(files.values())
+        asked = []
+        real = blobs.read_objects
+        monkeypatch.setattr(blobs, "read_objects",
+                            lambda git_dir, wanted: asked.append(set(wanted)) or real(git_dir, wanted))
+        kept = dict(sorted(expected.items())[:BATCH])
+        blobs.arrived(kept)  # as a fetch keeps what it took in and scanned
+        assert blobs.read_blobs(repo, ids) == expected
+        assert asked == [ids - kept.keys()]  # the kept ones were not read again
+        assert blobs.read_blobs(repo, set(kept)) == kept and len(asked) == 2  # each handed out once
+        monkeypatch.setattr(blobs, "ARRIVED_BYTES", 100)
+        blobs.arrived(kept)  # too big to keep: read again
+        assert blobs.read_blobs(repo, set(kept)) == kept and len(asked) == 3

@@ -71,6 +71,17 @@ def test_memory_md_lists_strongest_first_and_keeps_only_the_most_recent_single_s
     assert len(facts) == 1 + 40 and "20 older facts seen in one session only" in memory
 
 
+def test_a_long_section_is_split_by_the_things_its_bullets_name_in_code_not_by_plain_shared_words():
+    # cc-backend (scale): "## Facts: already", "## Decisions: request" were words the bullets happened to share
+    facts = [f"`pkg/metricstore/file{i}.go` already holds the checkpoint writer number {i}." for i in range(5)]
+    facts += [f"The header was already bumped in part {i} of the release." for i in range(5)]
+    facts += [f"`golangci-lint` v2 moved linter setting number {i}." for i in range(5)]
+    memory = run([note(i, ("fact", text)) for i, text in enumerate(facts)]).memory_md
+    headings = [s.heading for s in _markdown.sections(memory) if s.heading.startswith("Facts")]
+    assert "Facts: metricstore" in headings and "Facts: golangci" in headings
+    assert "Facts: already" not in headings and "Facts: header" not in headings
+
+
 def test_a_learning_only_a_removed_note_supported_is_gone():
     notes = [note(1, TEST, ("gotcha", "Redis must run before the tests.")), note(2, TEST)]
     assert "Redis" in run(notes).memory_md
@@ -395,3 +406,16 @@ def test_global_budget_holds_with_many_projects():
     result = across(projects, pinned=PINNED, budget=1000)
     assert tokens.count(result.summary_md) <= 1000 and len(result.summary_md) < 9000
     assert "Never commit .env files." in result.memory_md  # shared by every project
+
+
+def test_how_to_run_one_test_has_its_own_line_beside_the_suite():
+    notes = [note(1, ("command", "Tests run with `mise run test`."), day=1),
+             note(2, ("command", "Run one test with `go test ./cmd/cli/strategy/ -run \"NAME\" -v -count=1`."), day=2),
+             note(3, ("command", "Tests run with `go test ./internal/api/ -run TestNats -v`."), day=3)]
+    lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
+             for b in s.bullets]
+    # a named run is how to run one test (its names shown as NAME), never the suite's line
+    assert lines[0] == "Test: `mise run test`"
+    assert set(lines[1:]) <= {"One test: `go test ./internal/api/ -run 'NAME' -v`",
+                              "One test: `go test ./cmd/cli/strategy/ -run \"NAME\" -v -count=1`"}
+    assert "One test: `go test ./internal/api/ -run 'NAME' -v`" in lines

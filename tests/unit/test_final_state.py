@@ -326,6 +326,27 @@ def test_only_names_of_the_code_the_session_changed_make_a_gotcha_its_history(te
     assert fixed_here(text, edited) is fixed
 
 
+def test_a_reported_problem_keeps_what_was_done_about_it_beside_its_cause():
+    # 42401d2e (scale): the answer says what it did, then two sentences on the cause; the note's fix had only
+    # the cause, and the settling of gotchas must judge the cause, not the code the fix names
+    dbconn = f"{CWD}/internal/repository/dbConnection.go"
+    answer = ("Here's a summary of findings and fixes:\n\n### Bug 2: SQLite never ran ANALYZE\n\n"
+              "Fixed. Added `ANALYZE` to `setupSqlite()` in `dbConnection.go`. Without statistics in `sqlite_stat1`, "
+              "SQLite's query planner guessed and chose `jobs_jobstate_energy` (a terrible index for this query) "
+              "instead of scanning `jobs_starttime` in reverse.\n\n### Bug 3: the IN clause\n\n"
+              "The only efficient plan is to use the standalone `jobs_starttime` index — which SQLite does "
+              "automatically after ANALYZE because it realizes the 3 states cover virtually all rows, making the "
+              "WHERE clause nearly a no-op.")
+    note = note_of(user("Especially the following query triggers the memory leak: SELECT * FROM job WHERE "
+                        "job.job_state IN ('completed', 'running') ORDER BY job.start_time DESC; it is broken"),
+                   agent(call("Edit", file_path=dbconn, old_string="func setupSqlite(db *sql.DB) error {\n",
+                              new_string="func setupSqlite(db *sql.DB) error {\n\tdb.Exec(\"ANALYZE\")\n"),
+                         text=answer))
+    gotchas = texts(note, "gotcha")
+    assert any("Fix: Added `ANALYZE` to `setupSqlite()`" in g for g in gotchas), gotchas
+    assert not any(g.count("SQLite") and "Without statistics" in g and "Added" not in g for g in gotchas)
+
+
 @pytest.mark.parametrize("said,source_title,title", [
     # fc14d957 (scale): the context first, then the ask; and the harness's own title, set as a slug
     ("This application uses a files based checkpointing mechanism using a WAL algorithm for crash recovery. "
@@ -345,6 +366,10 @@ def test_only_names_of_the_code_the_session_changed_make_a_gotcha_its_history(te
     ("There are occasional warnings in the log: [WARNING] lineprotocol.go:368: [METRICSTORE]> WAL shard channel "
      "full, dropped 7220001 messages (data safe in memory). Is this a problem? And how can it be fixed?", None,
      "There are occasional warnings in the log"),
+    # a clause that names no subject before the one that does (03eb5929)
+    ("Ok, so there's isn't much to see here, mostly one idea about how to organize the work Markdown documents "
+     "generated during a Claude Code session.", None,
+     "One idea about how to organize the work Markdown documents generated…"),
 ])
 def test_a_note_is_titled_by_what_its_first_request_asks(said, source_title, title):
     from memgit.extract.heuristic import session, summary
@@ -365,3 +390,37 @@ def test_a_look_around_before_the_work_does_not_title_the_note():
     looked = transcript(user("List the files"), agent(text="a.py b.py"), user("thanks"), agent(text="You're welcome."))
     assert summary.title(session.read(worked), None) == "Let's update the default context compaction to 90 in the env var"
     assert summary.title(session.read(looked), None) == "List the files"
+
+
+@pytest.mark.parametrize("first,second,same", [
+    # 684c9528 (scale): one finding, framed twice in one answer
+    ("Root cause: `timer` is declared as `$state(null)`, making it reactive.",
+     "The issue is that `timer` is declared as `$state`, which makes it reactive.", True),
+    # 50633cd8 (scale)
+    ("Root cause: Taggers were appended to the slices unconditionally, then `Register()` was called.",
+     "In `newTagger()` (tagger.go), taggers are appended to the slices before `Register()` is called.", True),
+    # two findings of one session about the same code stay two
+    ("In `newTagger()` (tagger.go), taggers are appended to the slices before `Register()` is called.",
+     "When `Register()` fails (directory missing), the tagger stays in the slice with uninitialized fields.", False),
+])
+def test_the_same_finding_framed_twice_in_one_session_is_one_learning(first, second, same):
+    from memgit.extract.heuristic.rank import _content, _same
+
+    assert _same(_content(first), _content(second)) is same
+
+
+def test_a_tool_saying_something_does_not_exist_is_a_reported_problem_and_its_ask_is_no_part_of_it():
+    # 46f222a8 and c92eb77e (scale): golangci-lint v2 dropped stylecheck and changed its config format
+    answer = ("In golangci-lint v2, `stylecheck` was removed — its checks (ST) are now part of `staticcheck`.\n\n"
+              "Removed `stylecheck` from the linters list and moved `checks: [\"ST1003\"]` into `staticcheck`'s "
+              "settings. The ST1003 naming convention check will now run via `staticcheck`.")
+    note = note_of(user("The stylecheck linter does not exist. Fix the problem"), agent(text=answer))
+    assert any(g.startswith("Problem: The stylecheck linter does not exist. Fix: ") for g in texts(note, "gotcha"))
+    from memgit.extract.heuristic.gotchas import _symptom_of
+
+    said = "the golangci-lint tool complaints that the configuration is outdatd and incompatible, Fix it."
+    from tests.unit.test_heuristic import transcript
+
+    s = session.read(transcript(user(said), agent(text="Done.")))
+    assert _symptom_of(s.exchanges[0], s) == "the golangci-lint tool complaints that the configuration is outdatd " \
+                                             "and incompatible"

@@ -288,7 +288,9 @@ def test_the_suite_wins_over_one_test_and_only_passing_runs_count():
         agent(bash("mise run test", "ok")),
         agent(bash("go test ./cmd/entire/cli/strategy/", "ok  \tstrategy\t0.5s")),
     )
-    assert texts(note, "command") == ["Tests run with `mise run test`."]
+    # the selected tests are how to run one test, a line of their own (below), never the suite's
+    assert texts(note, "command") == ["Tests run with `mise run test`.",
+                                      'Run one test with `go test ./cmd/entire/cli/strategy/ -run "NAME" -v -count=1`.']
 
 
 def test_part_of_the_suite_gives_way_to_a_chain_that_ran_all_of_it():
@@ -761,3 +763,18 @@ def test_advice_of_flags_alone_must_name_the_program_they_are_for():
 ])
 def test_a_rule_is_kept_without_the_words_that_ask_to_remember_it(said, rule):
     assert learned(user(said), agent(text="Noted.")) == [rule]
+
+
+def test_how_to_run_one_test_is_kept_beside_the_whole_suite_with_the_names_as_a_placeholder():
+    # e8106766 (fixtures): the suite ran as `mise run test:ci`, the new tests by name with `go test -run`
+    named = ('go test ./cmd/entire/cli/strategy/ -run "TestSaveChanges_UsesCtxAgentType_WhenNoSessionState|'
+             'TestSaveChanges_UsesCtxAgentType_WhenPartialState|TestInitializeSession_BackfillsUnknownAgentType" '
+             '-v -count=1')
+    go_pass = "=== RUN   TestSaveChanges\n--- PASS: TestSaveChanges (0.01s)\nPASS\nok  \tgithub.com/x/strategy\t0.4s"
+    note = note_of(user("let's debug ENT-207"), agent(bash(named, go_pass)),
+                   agent(bash("mise run test:ci 2>&1 | tail -20", "ok  \tgithub.com/x/cli\t1.2s")))
+    assert "Run one test with `go test ./cmd/entire/cli/strategy/ -run \"NAME\" -v -count=1`." in texts(note, "command")
+    assert any(t.startswith("Tests run with `mise run test:ci") for t in texts(note, "command"))
+    # the suite alone: nothing to add; a named run alone is the session's test command, as it ran
+    alone = note_of(user("run the tests"), agent(bash("mise run test:ci", "ok  \tgithub.com/x/cli\t1.2s")))
+    assert not any("one test" in t for t in texts(alone, "command"))

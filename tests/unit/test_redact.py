@@ -349,3 +349,25 @@ def test_gate_uses_extra_patterns():
 def test_gate_has_the_secret_found_exit_code():
     assert SecretFound.exit_code == 6
     assert redact_mod.MAX_LISTED == 5
+
+
+def test_secrets_in_each_text_are_what_each_text_alone_holds():
+    """Many texts (a fetch's file names) are told apart by one keyword pass, then only those with a
+    keyword are searched: the findings are each text's own, with or without the user's patterns."""
+    import random
+
+    from memgit.core.redact import secrets_in_each
+
+    rng = random.Random(2)
+    planted = [text for _, text, *_ in POSITIVES] + ["2026-01-02-fix-the-token-refresh-ad72d30c.md",
+                                                     "passwords.md", "\ud83d broken", "PASSWORD=hunter22"]
+    texts = [rng.choice(planted) if rng.random() < 0.2 else
+             f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}-{'-'.join(rng.sample(NAME_WORDS, 4))}.md"
+             for _ in range(3000)]
+    expected = [find_secrets(text) for text in texts]
+    assert secrets_in_each(texts) == expected and any(expected)
+    assert secrets_in_each(texts, [r"hunter\d+"]) == [find_secrets(text, [r"hunter\d+"]) for text in texts]
+    assert secrets_in_each([]) == [] and secrets_in_each([GHP]) == [find_secrets(GHP)]
+
+
+NAME_WORDS = "fix the build endpoint returns when review empty add tests for token key pass api docker sk".split()

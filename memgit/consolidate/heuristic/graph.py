@@ -115,7 +115,9 @@ def _fold(word: str) -> str:
 
 def content_words(text: str) -> frozenset[str]:
     """The words that carry meaning: stop words dropped, plurals folded ("checkpoints" ~ "checkpoint")."""
-    words = _WORD.findall(normalise(text))
+    text = normalise(text)
+    # _WORD's matches; in ASCII, every byte but a-z and 0-9 made a space and split: a third of the time
+    words = text.encode().translate(_APART).decode().split() if text.isascii() else _WORD.findall(text)
     try:
         found = frozenset(map(_CONTENT.__getitem__, words))
     except KeyError:
@@ -128,6 +130,7 @@ def content_words(text: str) -> frozenset[str]:
     return found - _NOTHING if "" in found else found
 
 
+_APART = bytes(c if 0x30 <= c <= 0x39 or 0x61 <= c <= 0x7A else 0x20 for c in range(256))
 _CONTENT: dict[str, str] = {}  # each word's content form, "" for none: a scope's learnings share their words
 _NOTHING = frozenset(("",))
 

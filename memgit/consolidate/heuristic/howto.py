@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from functools import lru_cache
 
 from memgit.consolidate.heuristic import skills as skills_mod
 from memgit.consolidate.heuristic.graph import Cluster, code_spans
-from memgit.extract.heuristic.commands import displayed, partial
+from memgit.extract.heuristic.commands import displayed, generic, named, partial
 from memgit.extract.heuristic.shell import as_typed, leading_dir, program, verbatim
 
 PER_PURPOSE = 2  # tools shown for one purpose (a Go build and the frontend's npm build)
-PURPOSES = ("build", "test", "lint", "typecheck", "format", "run", "ci", "install")
-_PURPOSE_LABEL = {"build": "Build", "test": "Test", "lint": "Lint", "typecheck": "Type-check", "format": "Format",
+PURPOSES = ("build", "test", "one test", "lint", "typecheck", "format", "run", "ci", "install")
+_PURPOSE_LABEL = {"build": "Build", "test": "Test", "one test": "One test", "lint": "Lint", "typecheck": "Type-check", "format": "Format",
                   "run": "Run", "ci": "CI locally", "install": "Set up", "other": "Also"}
 
 
@@ -38,6 +39,8 @@ def purposes(clusters: Sequence[Cluster], replaced: Collection[str] = ()) -> lis
         if replaced and any(program(span) in replaced for span in spans):
             continue
         kinds = skills_mod.categories(c) or ("other",)
+        if kinds == ("test",) and any(named(verbatim(span)) for span in spans):
+            kinds = ("one test",)  # beside the whole suite, not instead of it
         key = (kinds, _directory(form), _tool(spans[0]) if spans else "")
         held = latest.get(key)
         if held is None or _preferred(c) > _preferred(held):
@@ -72,8 +75,10 @@ def _directory(text: str) -> str:
     return where.strip("./") if where and not where.startswith(("/", "~")) else ""
 
 
+@lru_cache(maxsize=4096)
 def _clean(text: str) -> tuple[bool, bool]:
-    """(on the whole project, without a display pipe) for a [command]'s text."""
+    """(on the whole project, without a display pipe) for a [command]'s text (a project's commands are
+    said in a few wordings, thousands of times: each wording is judged once)."""
     spans = code_spans(text)
     return (not any(partial(verbatim(s)) for s in spans), not any(displayed(s) for s in spans))
 
@@ -92,7 +97,7 @@ def _form(c: Cluster) -> str:
 # How the extractor phrases a command it saw pass ("Tests run with `go test ./...`.", "Build and lint with
 # `…`."): the briefing shows the command itself; the agent's advice ("Run with `-loglevel debug`.") as said.
 _VERB = r"(?:test|lint|format|type-check|build|run|run CI|install)"
-_PHRASED = re.compile(r"^(?:Tests run|Lint|Format|Type-check|Build|Run the project|Run the CI workflow locally|"
+_PHRASED = re.compile(r"^(?:Tests run|Run one test|Lint|Format|Type-check|Build|Run the project|Run the CI workflow locally|"
                       rf"Install or set up|[A-Z][a-z-]+(?:, {_VERB})* and {_VERB}) with `[^`]+`\.$")
 
 
@@ -104,7 +109,10 @@ def command_line(kinds: tuple[str, ...], c: Cluster) -> str:
     if not spans or not _PHRASED.match(form):  # the agent's advice ("Run cc-backend with `-loglevel debug`.")
         return f"- {_advice_line(kinds, form, spans)}"
     where = _directory(form)
-    shown = [f"`{f'cd {where} && ' if where else ''}{as_typed(verbatim(span))}`" for span in spans]
+    typed = [as_typed(verbatim(span)) for span in spans]
+    if kinds == ("one test",):
+        typed = [generic(t) for t in typed]
+    shown = [f"`{f'cd {where} && ' if where else ''}{t}`" for t in typed]
     labels = [_PURPOSE_LABEL.get(k, k) for k in dict.fromkeys(kinds)]
     label = " and ".join([labels[0], *(x if x.startswith("CI") else x.lower() for x in labels[1:])])
     if where:

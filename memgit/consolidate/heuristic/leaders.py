@@ -26,6 +26,7 @@ import math
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memgit.consolidate.heuristic.graph import (
     CHOICE_TYPES, THRESHOLD, Signature, contradicts, probe, signature, similar, threshold,
@@ -64,14 +65,15 @@ class Leaders:
 
     def assign_all(self, groups: Sequence[Group], counts: dict[str, int]) -> tuple[
             dict[tuple[int, str, str], list[int]], dict[int, int], list[tuple[int, int]]]:
-        """Decide every group at once, in priority order, with the token order taken from `counts`:
-        return the postings, each group's leader and the contradictions, for the caller to write.
+        """Decide every group at once, in priority order, with the token order taken from `counts` (it
+        counts every word of `groups`): return the postings, each group's leader and the
+        contradictions, for the caller to write.
 
         The postings are kept in memory meanwhile, so nothing cascades: a full build of a
         10,000-note scope is a matter of the similarity tests alone. Each group's words are put in
-        the token order once (its prefixes, `_prefix`, are the heads of that list), and a leader is
-        tested only when the sizes and the places of the words the two share let it reach the
-        threshold (`_reaching`).
+        the token order once (its prefixes, `_prefix`, are the heads of that list; the order is each
+        word's place, an int, so the sort compares no tuples), and a leader is tested only when the
+        sizes and the places of the first word the two share let it reach the threshold (`_reaching`).
         """
         self._order = counts
         self._static.clear()
@@ -79,19 +81,17 @@ class Leaders:
         postings: dict[tuple[int, str, str], list[int]] = {}
         leader_of: dict[int, int] = {}
         conflicts: list[tuple[int, int]] = []
-        leads: dict[tuple[str, str], list[tuple[int, int, int]]] = {}  # (type, token) -> (leader, position, words)
-
-        def order(word: str) -> tuple[int, str]:
-            return counts.get(word, 0), word
+        leads: dict[str, dict[str, dict[tuple[int, int], list[int]]]] = {}  # type -> token -> (words, place) -> leaders
+        where = _places(counts).__getitem__
 
         for group in sorted(groups, key=lambda g: g.rank):
             gid, kind = group.id, group.type
             sig = signature(kind, group.norm)
             static[gid] = (group.rank, sig)
-            ordered = sorted(sig.words, key=order)
+            ordered = sorted(sig.words, key=where)
             n = len(ordered)
-            least = threshold(n)
-            leading = ordered[: n - math.ceil(least * n) + 1]
+            least, cut = _share(n)
+            leading = ordered[:cut]
             if kind in CHOICE_TYPES:
                 probing = ordered[: n - math.ceil(probe(n) * n) + 1]
                 for other in _gathered(postings, kind, probing, gid):
@@ -101,11 +101,17 @@ class Leaders:
                 probing = leading
             for token in probing:
                 postings.setdefault((EVERYONE, kind, token), []).append(gid)
-            leader = self._pick(group, _reaching(leads, kind, leading, n, least))
+            of_kind = leads.setdefault(kind, {})
+            leader = self._pick(group, _reaching(of_kind, leading, n, least)) if of_kind and n else gid
             leader_of[gid] = leader
             if leader == gid:
                 for j, token in enumerate(leading):
-                    leads.setdefault((kind, token), []).append((gid, j, n))
+                    if (buckets := of_kind.get(token)) is None:
+                        of_kind[token] = {(n, j): [gid]}
+                    elif (bucket := buckets.get((n, j))) is None:
+                        buckets[(n, j)] = [gid]
+                    else:
+                        bucket.append(gid)
         return postings, leader_of, conflicts
 
     def _counts(self) -> dict[str, int]:
@@ -263,24 +269,43 @@ def _gathered(postings: dict, type_: str, tokens: list[str], gid: int) -> set[in
     return found
 
 
-def _reaching(leads: dict, type_: str, prefix: list[str], size: int, least: float) -> list[int]:
-    """The leaders posted under `prefix` (of a group of type `type_` and `size` words) that may reach
-    Jaccard `least` with it, by PPJoin's length and position filters: Jaccard >= t needs |B| between
-    t|A| and |A|/t, and t/(1+t)(|A|+|B|) words in common; the words two sets share before a shared
-    word w (in the token order) are all before w in both, so at w at most those, w, and the fewer of
-    the words after w in either remain. Only pairs that cannot be similar are left out: `_pick` tests
-    the rest. `EPS` leans every bound toward keeping a pair (floating point)."""
+@lru_cache(maxsize=None)
+def _share(words: int) -> tuple[float, int]:
+    """The Jaccard a group of `words` words needs to merge, and the length of its prefix for it."""
+    least = threshold(words)
+    return least, words - math.ceil(least * words) + 1
+
+
+def _places(counts: dict[str, int]) -> dict[str, int]:
+    """Each word's place in the token order: rarest first (by `counts`, which counts every word of
+    the groups placed), then alphabetical."""
+    words = sorted(counts)
+    words.sort(key=counts.__getitem__)  # stable: by count, the alphabetical order kept within one
+    return {word: i for i, word in enumerate(words)}
+
+
+def _reaching(leads: dict[str, dict[tuple[int, int], list[int]]], prefix: list[str], size: int,
+              least: float) -> set[int]:
+    """The leaders posted under `prefix` (of a group of `size` words) that may reach Jaccard `least`
+    with it, by PPJoin's length and position filters: Jaccard >= t needs |B| between t|A| and |A|/t,
+    and t/(1+t)(|A|+|B|) words in common; the words two sets share before their first shared word w
+    (in the token order) are none, so at w at most w and the fewer of the words after w in either
+    remain. A leader is kept when some word of the prefix passes that test as if it were the first
+    shared one (the first shared word is in both prefixes, and the test at any later word is only
+    stricter), so only pairs that cannot be similar are left out: `_pick` tests the rest. The
+    leaders are kept by (their words, the word's place in their prefix), so a test passes or fails
+    a whole bucket. `EPS` leans every bound toward keeping a pair (floating point)."""
     low, high, share = least * size - EPS, size / least + EPS, least / (1 + least)
-    common: dict[int, int] = {}
+    found: set[int] = set()
     for i, token in enumerate(prefix):
+        buckets = leads.get(token)
+        if buckets is None:
+            continue
         after = size - i - 1
-        for gid, j, other in leads.get((type_, token), ()):
-            seen = common.get(gid, 0)
-            if seen < 0 or other < low or other > high:
+        for (other, j), gids in buckets.items():
+            if other < low or other > high:
                 continue
             left = other - j - 1
-            if seen + 1 + (left if left < after else after) >= share * (size + other) - EPS:
-                common[gid] = seen + 1
-            else:
-                common[gid] = -1  # it cannot reach the threshold any more
-    return [gid for gid, seen in common.items() if seen > 0]
+            if 1 + (left if left < after else after) >= share * (size + other) - EPS:
+                found.update(gids)
+    return found

@@ -14,8 +14,10 @@ only the rows it touches rather than the whole memory of a 10,000-note project.
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 from memgit.core.model import Note
 from memgit.consolidate.heuristic import view as view_mod
@@ -81,6 +83,9 @@ class Memory:
 
     def close(self) -> None:
         self.db.close()
+        # The groups' signatures (a full build computes one per group, ~160,000 objects for a team's
+        # 31,619): let go, or each later pass of the cycle collector walks them all.
+        signature.cache_clear()
 
     def __enter__(self) -> Memory:
         return self
@@ -125,33 +130,34 @@ class Memory:
         """
         keyed = [[group_key(o) for o in occurrences_] for _, occurrences_, _ in found]
         keys = {key for of_note in keyed for key in of_note}
-        counts: dict[str, int] = {}
-        for kind, norm in keys:
-            for word in signature(kind, norm).words:
-                counts[word] = counts.get(word, 0) + 1
+        counts = Counter(chain.from_iterable(signature(kind, norm).words for kind, norm in keys))
         ids: dict[tuple[str, str], int] = {}
         groups: list[Group] = []
         notes, members = [], []
+        backing: dict[tuple[int, str], int] = {}  # (group, session) -> members
+        latest: dict[int, int] = {}
+        portable_: dict[str, int] = {}  # a text's flag (a scope repeats its learnings' wordings)
         for (path, occurrences_, (version, session, when, title, source)), of_note in zip(found, keyed):
-            notes.append((path, version, session, -desc(when), when, title, source))
+            stamp = -desc(when)
+            notes.append((path, version, session, stamp, when, title, source))
             for seq, (o, key) in enumerate(zip(occurrences_, of_note)):
                 gid = ids.get(key)
                 if gid is None:
                     gid = ids[key] = len(ids) + 1
                     groups.append(Group(gid, key[0], key[1], priority_of(*key), -1))
-                members.append((gid, path, seq, o.text,
-                                int(flag_portable and key[0] in GLOBAL_TYPES and portable(o.text))))
-        backing: dict[tuple[int, str], int] = {}  # (group, session) -> members
-        latest: dict[int, int] = {}
-        stamps = {path: stamp for path, _, _, stamp, *_ in notes}
-        sessions_of = {path: session for path, _, session, *_ in notes}
-        for gid, path, *_ in members:
-            key = (gid, sessions_of[path])
-            backing[key] = backing.get(key, 0) + 1
-            latest[gid] = max(latest.get(gid, 0), stamps[path])
-        supported: dict[int, int] = {}
-        for gid, _ in backing:
-            supported[gid] = supported.get(gid, 0) + 1
+                    latest[gid] = 0
+                text = o.text
+                if flag_portable and key[0] in GLOBAL_TYPES:
+                    if (flag := portable_.get(text)) is None:
+                        flag = portable_[text] = int(portable(text))
+                else:
+                    flag = 0
+                members.append((gid, path, seq, text, flag))
+                held = (gid, session)
+                backing[held] = backing.get(held, 0) + 1
+                if stamp > latest[gid]:
+                    latest[gid] = stamp
+        supported = Counter(gid for gid, _ in backing)
         postings, leader_of, conflicts = self.leaders.assign_all(groups, counts)
         with self.db:
             self.db.execute("BEGIN")

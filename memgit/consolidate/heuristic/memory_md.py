@@ -4,7 +4,7 @@
     - [gotcha] `mise run lint` fails with … — 3 sessions: [2026-02-09 ad_a8171](sessions/2026/02/….md), … (tier: strong)
 
 Topics are the learning types; a type with more than `SPLIT_AT` bullets is split further by the
-word most of its bullets share ("## Gotchas: lint"). Every learning seen in two or more sessions
+word most of its bullets share among those some bullet quotes as code or a path ("## Gotchas: lint"). Every learning seen in two or more sessions
 is listed; of those seen once, the `MAX_SINGLES` most recent per type (the rest stay in their
 notes, which the file says). A learning a later one contradicts is listed under "## Superseded",
 with what holds now and the session that said it: it is never lost, and never injected.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from memgit.consolidate.heuristic.graph import Cluster, content_words
+from memgit.consolidate.heuristic.graph import Cluster, code_spans, content_words
 from memgit.core.vocab import TYPES
 
 TOPICS = tuple((t.name, t.topic) for t in sorted(TYPES.values(), key=lambda t: t.topic_order))
@@ -76,10 +76,13 @@ def split_topics(clusters: Sequence[Cluster]) -> list[tuple[str, list[Cluster]]]
     if len(clusters) <= SPLIT_AT:
         return [("", list(clusters))]
     words = {id(c): {w for w in content_words(c.text) - _GENERIC if len(w) >= 4 and w.isalpha()} for c in clusters}
+    # A heading names a thing of the project: a word its bullets quote as code or a path ("metricstore",
+    # "golangci", "checkpoint"), not a plain word they happen to share ("already", "return", "request").
+    named = Counter(w for c in clusters for w in words[id(c)] & content_words(" ".join(code_spans(c.text))))
     left, topics = list(clusters), []
     while left and len(topics) < MAX_SPLITS:
         counts = Counter(w for c in left for w in words[id(c)])
-        fitting = [(n, w) for w, n in counts.items() if 3 <= n <= len(clusters) // 2]
+        fitting = [(n, w) for w, n in counts.items() if 3 <= n <= len(clusters) // 2 and named[w] >= 1]
         if not fitting:
             break
         n, word = min(fitting, key=lambda nw: (-nw[0], nw[1]))

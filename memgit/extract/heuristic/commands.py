@@ -51,6 +51,11 @@ def partial(command: str) -> bool:
     return bool(_SELECTION.search(command) or _ONE_FILE.search(command) or _SUB_PATH.search(command))
 
 
+def named(command: str) -> bool:
+    """A test run narrowed to named tests (`-run "TestA|TestB"`, `-k name`, `test_x.py::test_y`)."""
+    return _NAMED.search(command) is not None
+
+
 def displayed(command: str) -> bool:
     """Output cut or filtered for the screen (`| tail -20`, `2>&1 | grep`)."""
     return _DISPLAY.search(command) is not None
@@ -81,8 +86,9 @@ def phrase(run: Run, where: str = "") -> str:
     return f"{', '.join(verbs[:-1]).capitalize()} and {verbs[-1]} with `{command}`."
 
 
-def usable(run: Run) -> bool:
-    command = run.command
+def usable(run: Run, command: str | None = None) -> bool:
+    """A run worth quoting, as it ran or in the `command` form memgit shows of it."""
+    command = run.command if command is None else command
     return (run.ok and not run.shell.meta and "\n" not in command and "`" not in command
             and len(command) <= MAX_CHARS and not is_ephemeral(command))
 
@@ -121,7 +127,46 @@ def learn(s: Session) -> list[Candidate]:
         kind = purpose[0]
         score = 2.0 + 1.5 * _WEIGHT[kind] + 0.3 * min(3, seen) - 0.3 * min(3.0, generality(best.command))
         found.append(Candidate("command", phrase(best, chosen_dir[purpose]), score, f"command:{CATEGORIES.index(kind)}"))
+    if (whole := by_purpose.get(("test",))) and not named(whole[0].command):
+        found += one_test(s.runs + s.side_runs, s.cwd)
     return found
+
+
+# A test run narrowed to named tests: `-run "TestA|TestB"`, `-k name`, `-t "name"`, `path::name`. The names
+# are the session's; the form is what a newcomer reuses, so they are shown as <name>.
+_NAMED = re.compile(r"(?P<flag>(?:^|\s)(?:-run|-k|-t|--grep|--testNamePattern)(?:\s+|=))"
+                    r"(?P<name>\"[^\"]*\"|'[^']*'|[^\s|;&]+)|(?:::[\w\[\]-]+)+(?P<case>)")
+
+
+def one_test(runs: list[Run], cwd: str | None) -> list[Candidate]:
+    """How to run one test, beside the whole suite: the latest passing test run narrowed to named tests,
+    the names as NAME (`go test ./cmd/cli/strategy/ -run 'NAME' -v -count=1`)."""
+    narrowed = [r for r in runs if r.ok and r.shell.categories == ("test",) and named(r.command)]
+    if not narrowed:
+        return []
+    run = max(narrowed, key=lambda r: r.index)
+    form = generic(_DISPLAY_TAIL.sub("", run.command))
+    if cwd:
+        form = form.replace(cwd.rstrip("/") + "/", "")
+    if not usable(run, form):
+        return []
+    return [Candidate("command", f"Run one test with `{form}`.", 2.0 + 1.5 * _WEIGHT["test"] - 0.5, "command:one")]
+
+
+def generic(command: str) -> str:
+    """A run of named tests with the names as NAME: the session's tests are its own, the form is what
+    a newcomer reuses."""
+    return _NAMED.sub(_placeholder, command).strip()
+
+
+def _placeholder(found: re.Match) -> str:
+    if found.group("case") is not None:
+        return "::NAME"
+    quote = found.group("name")[0] if found.group("name")[0] in "\"'" else "'"
+    return f"{found.group('flag')}{quote}NAME{quote}"
+
+
+_DISPLAY_TAIL = re.compile(r"\s*(?:\d?>&\d\s*)?\|\s*(?:head|tail|grep)\b.*$")
 
 
 # ---- what the agent told the person to run --------------------------------------------------------

@@ -146,7 +146,7 @@ def _shorten_path(match: re.Match) -> str:
     return path.rsplit("/", 1)[-1] or path
 
 
-_PRAISE = re.compile(r"^(?:perfect|great|excellent|done|good|ok(?:ay)?|yes|aha|found it|ah)[!.,]\s+", re.I)
+_PRAISE = re.compile(r"^(?:perfect|great|excellent|done|fixed|good|ok(?:ay)?|yes|aha|found it|ah)[!.,]\s+", re.I)
 _I_DID = re.compile(r"^(?:I'?ve|I have)\s+(?:now\s+|also\s+|just\s+)?(?=[a-z]+ed\b)")
 
 

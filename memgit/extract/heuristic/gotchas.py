@@ -35,7 +35,8 @@ MAX_REPORT = 600  # characters of the person's own words in a message that repor
 _TROUBLE = re.compile(
     r"\b(?:doesn'?t work|didn'?t work|does not work|did not work|not working|no longer works?|still (?:not|doesn'?t|"
     r"broken|fail\w*|getting|seeing|the same|shows?)|broken|fails|failed|failing|errors?|exception|crash(?:es|ed)?|"
-    r"wrong|bug|we lost|is lost|blocked|nothing happens|hangs|stuck|regress\w*)\b",
+    r"wrong|bug|we lost|is lost|blocked|nothing happens|hangs|stuck|regress\w*|(?:does not|doesn'?t) exist|"
+    r"complain(?:s|ts|ing)?|incompatible|outdated)\b",
     re.I,
 )
 CAUSE = re.compile(
@@ -52,6 +53,12 @@ _CHANGE = re.compile(
     r"rewrote|wrapped|marked|passed|pinned|renamed)\b",
     re.I,
 )
+# An answer's sentence that says what the agent did, once its "I've" is gone.
+_DONE = re.compile(r"(?:switched|changed|moved|added|removed|replaced|updated|rewrote|wrapped|pinned|renamed|"
+                   r"set|made|wired|registered|installed|upgraded|downgraded|reverted)\b", re.I)
+# ...and that sentence in a gotcha's fix: it names the code it changed whether the cause was the
+# project's code or a library's behaviour, so it says nothing of whether the gotcha bites again.
+_DONE_SENTENCE = re.compile(r"(?:(?<=^)|(?<=Fix: )|(?<=[.!] ))" + _DONE.pattern + r".*?(?:[.!](?=\s|$)|$)", re.I)
 _CAUSE_HEADING = re.compile(r"root cause|bug analysis|the (?:problem|issue|bug)|what (?:was|went) wrong|"
                             r"why|cause|diagnos|finding|the fix|fix", re.I)
 _ROUTINE = re.compile(
@@ -88,7 +95,8 @@ def settle(learnings: list[Learning], s: Session) -> list[Learning]:
     if not any(learning.type == "gotcha" for learning in learnings):
         return learnings
     touched = "\n".join(touched_text(call) for call in s.edits)
-    return [Learning("fact", learning.text) if learning.type == "gotcha" and fixed_here(learning.text, touched)
+    return [Learning("fact", learning.text)
+            if learning.type == "gotcha" and fixed_here(_DONE_SENTENCE.sub("", learning.text), touched)
             else learning for learning in learnings]
 
 
@@ -135,11 +143,19 @@ def _symptom_of(x: Exchange, s: Session) -> str:
         return f'"{found[0]}"'
     said = [u.text for u in s.units(x.said)]
     troubled = [t for t in said if _TROUBLE.search(t)] or said
-    return clip(troubled[0], 160).rstrip(" .:;,") if troubled else ""
+    return clip(_ASKED_FIX.sub("", troubled[0]), 160).rstrip(" .:;,") if troubled else ""
+
+
+# The ask that ends a report ("…, fix it."): the problem is what comes before it.
+_ASKED_FIX = re.compile(r"[,;.]\s*(?:please\s+)?(?:fix|solve|resolve|repair)\s+(?:it|this|that|the (?:problem|issue))"
+                        r"(?:\s+please)?\W*$", re.I)
 
 
 def _fix_units(said: tuple[Unit, ...], cwd: str | None) -> list[str]:
-    """The sentences of an answer that say what was wrong or what changed, best first, at most two."""
+    """The sentences of an answer that say what was wrong or what changed, in the answer's order, at
+    most two: the best of them and, when the answer says what it did ("Added `ANALYZE` to …") and the
+    best is not that, the best such sentence: a gotcha's fix is what was done, not a second
+    sentence on the cause."""
     scored = []
     for unit in said:
         clean = scrub(unit.text, cwd)
@@ -151,7 +167,9 @@ def _fix_units(said: tuple[Unit, ...], cwd: str | None) -> list[str]:
             score = 2.0 * cause + 1.0 * bool(_CHANGE.search(clean)) + 0.5 * concreteness(clean) + reasoned(clean)
             if score >= 1.5:
                 scored.append((score, unit.index, clean))
-    best = sorted(scored, key=lambda t: (-t[0], t[1]))[:2]
+    ranked = sorted(scored, key=lambda t: (-t[0], t[1]))
+    done = [t for t in ranked[1:] if _DONE.match(t[2])]
+    best = ranked[:2] if not done or _DONE.match(ranked[0][2]) else [ranked[0], done[0]]
     return [text for _, _, text in sorted(best, key=lambda t: t[1])]
 
 

@@ -25,7 +25,9 @@ MIN_SCORE = 2.0
 _STOP = frozenset(
     "the and for with that this from into when then than them they their there what which while will would "
     "should could have has had was were are is not but you your our its it's can all any each also only just "
-    "user agent".split()
+    "user agent "
+    # how an answer frames a finding: "Root cause: x", "The issue is that x" say the same x
+    "root cause issue problem reason".split()
 )
 
 
@@ -85,7 +87,8 @@ def rank(candidates: list[Candidate], *, cwd: str | None, budget: Budget) -> lis
 
 
 def _content(text: str) -> frozenset[str]:
-    return frozenset(w for w in words(text) if len(w) > 2 and w not in _STOP)
+    return frozenset(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")) else w
+                     for w in words(text) if len(w) > 2 and w not in _STOP)
 
 
 def _same(a: frozenset[str], b: frozenset[str]) -> bool:

@@ -41,6 +41,20 @@ _OBJECT_WORDS = 5  # where an ask names what it is about ("move these 3 files in
 # How a request is put, before what it asks: "Do you think it would be possible to move …" asks to move.
 _ASK_LEAD = re.compile(r"^(?:now|next|then)[,:]?\s+|^(?:do you think |i wonder (?:if|whether) )?(?:(?:it(?:'s| is| would be| might be)"
                        r"|is it|would it be) (?:possible|feasible) to|(?:we|you) (?:could|can|might))\s+", re.I)
+# A clause that says nothing of a subject ("there isn't much to see here, mostly one idea about …"): the
+# title starts after it.
+_EMPTY = frozenset("there here it this that is isn s t not much little nothing anything to see so ok okay well "
+                   "really quite a the".split())
+
+
+def _without_empty_lead(text: str) -> str:
+    lead, comma, rest = text.partition(", ")
+    if comma and len(words(rest)) >= 3 and set(words(lead)) <= _EMPTY:
+        rest = re.sub(r"^(?:mostly|just|basically|only)\s+", "", rest, flags=re.I)
+        return rest[:1].upper() + rest[1:]
+    return text
+
+
 _LOOKAROUND = re.compile(r"^\s*(?:show|list|ls|print|display)(?:\s+(?:me|all|the|my|[\w./-]+)){0,3}[\s?.!]*$", re.I)
 _GREETING = re.compile(r"^(?:hey|hi|hello|yo|hej|howdy|good (?:morning|afternoon|evening))\b[\s\w,!.]{0,12}$", re.I)
 _USER_POSITIVE = re.compile(
@@ -95,7 +109,7 @@ def title(s: Session, source_title: str | None) -> str:
         if ask and (_DEICTIC.search(" ".join(ask.split()[:_OBJECT_WORDS])) or set(words(ask)) <= _GENERIC_ASK):
             ask = None
         opening = _LOG_LINE.sub("", ask or (told[0] if told else ""))
-        asked = strip_filler(scrub(opening, s.cwd)).rstrip("?.!: ")
+        asked = _without_empty_lead(strip_filler(scrub(opening, s.cwd))).rstrip("?.!: ")
         if len(words(asked)) >= 2:
             return sentence_case(clip(asked, MAX_TITLE)).rstrip(".")
     return "Untitled session"
