@@ -192,7 +192,7 @@ def passing(held: dict[int, list[str]], holding: dict[str, int], *, total: int, 
     alike = {words: len(subjects) for words, subjects in groups.items()}
     passed: dict[int, float] = {}
     for words, subjects in groups.items():
-        weight_ = evidence(list(words), holding, total)
+        weight_ = evidence(sorted(words), holding, total)  # one order: a sum of floats in hash order can swap a tie
         own = weight_ - SCOPE_WEIGHT * scope
         if own < floor:
             # How many subjects of the scope chance alone would give all these words (the plain

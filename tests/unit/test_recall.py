@@ -157,3 +157,19 @@ def test_a_hit_without_a_session_names_its_file():
                   path="notes/2026-10-02-fridays.md")
     assert "(pinned by the user) Never deploy on Fridays (all projects, 2026-10-02, " \
            "`memgit show main:notes/2026-10-02-fridays.md`)" in recall.render([(pinned, pinned.text)])
+
+
+def test_a_subject_s_evidence_is_the_same_in_every_process():
+    # The words' weights were summed in a frozenset's order, which follows the per-process string hash:
+    # two near-tied hits could swap from one prompt to the next.
+    import os
+    import subprocess
+    import sys
+
+    code = ("from memgit.core import recall as R\n"
+            "words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf']\n"
+            "holding = {w: 1 + 7 * i for i, w in enumerate(words)}\n"
+            "print(repr(R.passing({1: words, 2: words[:4], 3: words[2:]}, holding, total=9973, searched=31)))")
+    seen = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(1, 7)}
+    assert len(seen) == 1, seen
