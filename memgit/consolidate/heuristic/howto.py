@@ -19,8 +19,8 @@ from memgit.extract.heuristic.shell import as_typed, leading_dir, program, verba
 
 PER_PURPOSE = 2  # tools shown for one purpose (a Go build and the frontend's npm build)
 PURPOSES = ("build", "test", "one test", "lint", "typecheck", "format", "run", "ci", "install")
-_PURPOSE_LABEL = {"build": "Build", "test": "Test", "one test": "One test", "lint": "Lint", "typecheck": "Type-check", "format": "Format",
-                  "run": "Run", "ci": "CI locally", "install": "Set up", "other": "Also"}
+_PURPOSE_LABEL = {"build": "Build", "test": "Test", "one test": "One test", "lint": "Lint", "typecheck": "Type-check",
+                  "format": "Format", "run": "Run", "ci": "CI locally", "install": "Set up", "other": "Also"}
 
 
 def purposes(clusters: Sequence[Cluster], replaced: Collection[str] = ()) -> list[tuple[tuple[str, ...], Cluster]]:
@@ -97,7 +97,8 @@ def _form(c: Cluster) -> str:
 # How the extractor phrases a command it saw pass ("Tests run with `go test ./...`.", "Build and lint with
 # `…`."): the briefing shows the command itself; the agent's advice ("Run with `-loglevel debug`.") as said.
 _VERB = r"(?:test|lint|format|type-check|build|run|run CI|install)"
-_PHRASED = re.compile(r"^(?:Tests run|Run one test|Lint|Format|Type-check|Build|Run the project|Run the CI workflow locally|"
+_PHRASED = re.compile(r"^(?:Tests run|Run one test|Lint|Format|Type-check|Build|Run the project|"
+                      r"Run the CI workflow locally|"
                       rf"Install or set up|[A-Z][a-z-]+(?:, {_VERB})* and {_VERB}) with `[^`]+`\.$")
 
 

@@ -133,7 +133,7 @@ def learn(s: Session) -> list[Candidate]:
 
 
 # A test run narrowed to named tests: `-run "TestA|TestB"`, `-k name`, `-t "name"`, `path::name`. The names
-# are the session's; the form is what a newcomer reuses, so they are shown as <name>.
+# are the session's; the form is what a newcomer reuses, so they are shown as NAME.
 _NAMED = re.compile(r"(?P<flag>(?:^|\s)(?:-run|-k|-t|--grep|--testNamePattern)(?:\s+|=))"
                     r"(?P<name>\"[^\"]*\"|'[^']*'|[^\s|;&]+)|(?:::[\w\[\]-]+)+(?P<case>)")
 
