@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import lru_cache
 
 from memgit.core.model import LEARNING_TYPES, Learning, Note
 from memgit.core.vocab import slugify
@@ -60,15 +61,10 @@ def _plain_meta(text: str) -> dict | None:
     """The front matter's `key: value` pairs when every line is one in a form read without YAML; None
     when one is not (YAML reads it then)."""
     meta: dict = {}
-    read = _READ_LINES
     for line in text.split("\n"):
         if not line:
             continue
-        pair = read.get(line, _UNREAD)
-        if pair is _UNREAD:
-            if len(read) >= _READ_LINES_KEPT:
-                read.clear()
-            pair = read[line] = _plain_line(line)
+        pair = _plain_line(line)
         if pair is None:
             return None
         key, value = pair
@@ -76,16 +72,11 @@ def _plain_meta(text: str) -> dict | None:
     return meta
 
 
-# Each front matter line read, as (key, value) or None: the notes of one project repeat most of their
-# lines (agent, project, cwd, git_branch, outcome, extractor), read once each. A flow list is kept as
-# a tuple, and every note gets a list of its own.
-_READ_LINES: dict[str, tuple[str, str | tuple[str, ...]] | None] = {}
-_READ_LINES_KEPT = 4096
-_UNREAD = object()
-
-
+@lru_cache(maxsize=4096)
 def _plain_line(line: str) -> tuple[str, str | tuple[str, ...]] | None:
-    """One front matter line's (key, value) in a form read without YAML, else None."""
+    """One front matter line's (key, value) in a form read without YAML, else None. Remembered: the notes
+    of one project repeat most of their lines (agent, project, cwd, git_branch, outcome, extractor); a
+    flow list is kept as a tuple, and every note gets a list of its own."""
     m = _KEY_LINE.fullmatch(line)
     if m is None or not line.isprintable():
         return None

@@ -78,10 +78,16 @@ def receive(repo, url: str, select: Callable[[Mapping[bytes, bytes | None]], dic
 
 
 def _files_kept(objects: Iterator[StoredObject], files: dict[str, bytes]) -> Iterator[StoredObject]:
-    """The objects, each blob's content kept in `files` as it passes."""
+    """The objects, each blob's content kept in `files` as it passes, until they pass blobs.ARRIVED_BYTES
+    (then none is kept: a large fetch is not held in memory whole)."""
+    size = 0
     for obj in objects:
-        if obj.kind == "blob":
-            files[obj.sha] = obj.data
+        if obj.kind == "blob" and size <= blobs.ARRIVED_BYTES:
+            size += len(obj.data)
+            if size <= blobs.ARRIVED_BYTES:
+                files[obj.sha] = obj.data
+            else:
+                files.clear()
         yield obj
 
 

@@ -52,3 +52,19 @@ def test_the_files_a_fetch_kept_are_read_as_the_repository_holds_them_and_each_o
         monkeypatch.setattr(blobs, "ARRIVED_BYTES", 100)
         blobs.arrived(kept)  # too big to keep: read again
         assert blobs.read_blobs(repo, set(kept)) == kept and len(asked) == 3
+
+
+def test_a_fetch_larger_than_the_cap_is_not_held_in_memory(monkeypatch):
+    from memgit.store import blobs, incoming
+    from memgit.store.objects import StoredObject
+
+    monkeypatch.setattr(blobs, "ARRIVED_BYTES", 10)
+    files: dict[str, bytes] = {}
+    passed = list(incoming._files_kept(iter([StoredObject("a", "blob", b"12345"), StoredObject("t", "tree", b"x"),
+                                             StoredObject("b", "blob", b"67890"),
+                                             StoredObject("c", "blob", b"!")]), files))
+    assert [o.sha for o in passed] == ["a", "t", "b", "c"]  # the scan still sees every object
+    assert files == {}  # past the cap nothing is kept, not even what came before it
+    few: dict[str, bytes] = {}
+    list(incoming._files_kept(iter([StoredObject("a", "blob", b"12345")]), few))
+    assert few == {"a": b"12345"}
