@@ -35,20 +35,28 @@ _ABS_PATH = re.compile(r"(?<![\w.~])(?:~|/(?:Users|home|root|private|var|tmp|opt
 
 # What, left in a learning, ties it to one moment: the learning is refused. A date only when the
 # offline extractor wrote it (a pasted timestamp); a model is asked for absolute dates.
+# In two parts, for speed: what holds a digit, and what need not. Most units hold no digit, and a
+# search for the first part's alternatives at every position of them cost the extractor more than
+# any other pattern (is_ephemeral runs `\d` first: one fast scan).
 _DATE = r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2})?|"
-_MOMENT = (
+_NUMBERED_MOMENT = (
     r"\b\d{1,2}:\d{2}:\d{2}\b"  # times
-    r"|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"  # uuids
     r"|(?<![\w/.-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{6,40}(?![\w-])"  # commit and object hashes
-    r"|\b(?=\w*[A-Z])(?=\w*[a-z])(?=\w*\d)[A-Za-z0-9_]{22,}\b"  # request, message and tool ids
-    r"|\b(?:req|msg|toolu|call|chatcmpl|run|sess)_[A-Za-z0-9]{8,}"
-    r"|/tmp/|/var/folders/|/private/var/|\.claude/plans/|\bT/[\w-]+"  # temporary files
+    # request, message and tool ids (the word is all [A-Za-z0-9_], so its digit is one of 0-9)
+    r"|\b(?=\w*[A-Z])(?=\w*[a-z])(?=\w*\d)[A-Za-z0-9_]{22,}\b"
     r"|\bpull/\d+|\bPR\s?#?\d+|\bpull request #?\d+|\bmerge request !?\d+"  # one change's number
     r"|\b(?:pid|pgid|ppid)\b:?\s*\d+"
+)
+_NAMED_MOMENT = (
+    r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"  # uuids (a-f alone is one too)
+    r"|\b(?:req|msg|toolu|call|chatcmpl|run|sess)_[A-Za-z0-9]{8,}"
+    r"|/tmp/|/var/folders/|/private/var/|\.claude/plans/|\bT/[\w-]+"  # temporary files
     r"|\bScreenshot\b"
 )
-EPHEMERA = re.compile(_DATE + _MOMENT, re.I)
-_MODEL_EPHEMERA = re.compile(_MOMENT, re.I)
+_EPHEMERAL_NUMBERS = re.compile(_DATE + _NUMBERED_MOMENT, re.I)
+_MODEL_EPHEMERAL_NUMBERS = re.compile(_NUMBERED_MOMENT, re.I)
+_EPHEMERAL_NAMES = re.compile(_NAMED_MOMENT, re.I)
+_DIGIT = re.compile(r"\d")
 # Quoted text a model wrote (an error message, a command): kept verbatim and judged as a unit.
 QUOTED = re.compile(r'"[^"\n]+"|`[^`\n]+`')
 _NARRATION = re.compile(
@@ -124,11 +132,16 @@ def scrub_unquoted(text: str, cwd: str | None = None) -> str:
 
 
 def _volatile(text: str, cwd: str | None) -> str:
-    text = _TEMP_FILE.sub("", text)
-    text = _LINE_REF.sub("", text)
-    text = _FILE_LINE.sub(r"\1", text)
-    text = _DURATION.sub("", text)
-    return _ABS_PATH.sub(_shorten_path, _private(text, cwd))
+    # Each pattern runs only on a text holding what every match of it holds (a path's "/", a line
+    # number's or a duration's digit): a substitution with no match changes nothing.
+    if "/" in text:
+        text = _TEMP_FILE.sub("", text)
+    if _DIGIT.search(text):
+        text = _LINE_REF.sub("", text)
+        text = _FILE_LINE.sub(r"\1", text)
+        text = _DURATION.sub("", text)
+    text = _private(text, cwd)
+    return _ABS_PATH.sub(_shorten_path, text) if "/" in text else text
 
 
 def _private(text: str, cwd: str | None) -> str:
@@ -159,7 +172,9 @@ def drop_opener(text: str) -> str:
 
 def is_ephemeral(text: str, *, dates: bool = False) -> bool:
     """True when text holds what ties it to one moment; `dates` lets absolute dates through."""
-    return (_MODEL_EPHEMERA if dates else EPHEMERA).search(text) is not None
+    if _DIGIT.search(text) and (_MODEL_EPHEMERAL_NUMBERS if dates else _EPHEMERAL_NUMBERS).search(text):
+        return True
+    return _EPHEMERAL_NAMES.search(text) is not None
 
 
 def _balanced(text: str) -> bool:
@@ -193,8 +208,8 @@ def problem(text: str, *, model: bool = False) -> str | None:
         return "fragment"
     if _NARRATION.match(stripped) or _STATUS.match(stripped):
         return "narration"
-    if _DANGLING.match(stripped) or _NUMBERED.search(stripped) or _HALF_COPIED.search(stripped) \
-            or _LEANS.search(stripped):
+    if _DANGLING.match(stripped) or (_DIGIT.search(stripped) and _NUMBERED.search(stripped)) \
+            or (":" in stripped and _HALF_COPIED.search(stripped)) or _LEANS.search(stripped):
         return "does not stand alone"
     if is_ephemeral(text if model else stripped, dates=model):
         return "ephemeral"

@@ -37,8 +37,9 @@ _BOLD_HEADING = re.compile(r"^\s*\*\*(?P<text>[^*]{2,80}?)\*\*:?\s*$")
 _NUMBERED = re.compile(r"^\d{1,2}[.)]\s+")  # "2. Updated the docs" as a heading: the number is layout
 _ITEM = re.compile(r"^(?P<indent>\s*)(?:[-*•+]|\d{1,2}[.)]|[a-z][.)])\s+(?P<text>\S.*)$")
 # A sentence ends at ., ! or ? before white space (people start sentences in lower case too),
-# not after a common abbreviation.
-_SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bcf\.)(?<!\bNo\.)(?<=[.!?])\s+(?=\S)")
+# not after a common abbreviation. `(?<=[.!?])` is tried first: it fails at nearly every position,
+# and the abbreviations' look-behinds are then never tried (7x faster, the same splits).
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bcf\.)(?<!\bNo\.)\s+(?=\S)")
 
 # Markdown and decoration that carry no meaning in a one-line learning.
 _LINK = re.compile(r"\[([^\]\n]{1,200})\]\((?:[^()\s]|\([^()\s]*\))+\)")
@@ -61,7 +62,7 @@ class Unit:
 
 def clean_user_text(text: str) -> str:
     """Tidy what a person typed: image placeholders and @-mentions out, quotes and spaces normalised."""
-    text = text.translate(_QUOTES)
+    text = straight_quotes(text)
     text = _IMAGE_REF.sub(" ", text)
     text = _AGENT_MENTION.sub("", text)
     text = _MENTION.sub("", text)
@@ -85,11 +86,24 @@ def own_words(text: str) -> str:
     return "\n".join(kept).strip()
 
 
+def straight_quotes(text: str) -> str:
+    """Typographic quotes and non-breaking spaces as plain ASCII."""
+    # All of _QUOTES' characters are non-ASCII, and str.translate looks each character up in a
+    # dict: an ASCII text (most of them) is returned as it is.
+    return text if text.isascii() else text.translate(_QUOTES)
+
+
 def plain(text: str) -> str:
     """One line of prose: links to their labels, emphasis and emoji dropped, whitespace collapsed."""
-    text = _LINK.sub(r"\1", text.translate(_QUOTES))
-    text = _EMPHASIS.sub("", text)
-    text = _DECORATION.sub("", text)
+    text = straight_quotes(text)
+    # Each pattern runs only on a text holding what it needs: most sentences have no link and
+    # no emphasis, and a search of every position costs several times these substring tests.
+    if "](" in text:
+        text = _LINK.sub(r"\1", text)
+    if "*" in text or "__" in text:
+        text = _EMPHASIS.sub("", text)
+    if not text.isascii():  # every decoration is outside ASCII
+        text = _DECORATION.sub("", text)
     return " ".join(text.split()).strip()
 
 
