@@ -21,8 +21,19 @@ from memgit.extract.heuristic import text as T
 from tests.conftest import CLAUDE_FIXTURES, needs_shared
 
 # The plain forms, as they were before the guards.
-EPHEMERA = re.compile(F._DATE + F._NUMBERED_MOMENT + "|" + F._NAMED_MOMENT, re.I)
-MODEL_EPHEMERA = re.compile(F._NUMBERED_MOMENT + "|" + F._NAMED_MOMENT, re.I)
+MOMENT = (
+    r"\b\d{1,2}:\d{2}:\d{2}\b"
+    r"|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"
+    r"|(?<![\w/.-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{6,40}(?![\w-])"
+    r"|\b(?=\w*[A-Z])(?=\w*[a-z])(?=\w*\d)[A-Za-z0-9_]{22,}\b"
+    r"|\b(?:req|msg|toolu|call|chatcmpl|run|sess)_[A-Za-z0-9]{8,}"
+    r"|/tmp/|/var/folders/|/private/var/|\.claude/plans/|\bT/[\w-]+"
+    r"|\bpull/\d+|\bPR\s?#?\d+|\bpull request #?\d+|\bmerge request !?\d+"
+    r"|\b(?:pid|pgid|ppid)\b:?\s*\d+"
+    r"|\bScreenshot\b"
+)
+EPHEMERA = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2})?|" + MOMENT, re.I)
+MODEL_EPHEMERA = re.compile(MOMENT, re.I)
 SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bcf\.)(?<!\bNo\.)(?<=[.!?])\s+(?=\S)")
 PROSE_CHAR = re.compile(r"[A-Za-z\s,.'’;:!?()-]")
 
@@ -53,7 +64,7 @@ def symbolic(text: str) -> bool:
 
 TRICKY = [
     "", "plain words and nothing else here", "see line ٣ of the log", "step ٣ and step ٤ both work",
-    "the ſcreenshot shows it", "a Screenshot 2024 of it", "Screenshot", "abcdefab-abcd-abcd-abcd-abcdefabcdef is the id",
+    "the ſcreenshot shows it", "a Screenshot 2024 of it", "Screenshot", "SCREENſHOT", "screenshots", "abcdefab-abcd-abcd-abcd-abcdefabcdef is the id",
     "req_abcdefghij came back", "tOOLU_ABCDEFGH12 was called", "written to /tmp/x and /var/folders/ab/T/y",
     "fixed in 3 ms (in 12.5s)", "main.py:12:4 fails", "at 12:30:45 it broke", "pid: 4242 hung", "PR #12 and pull/7",
     "commit 1a2b3c4 landed", "KelvinKelvinKelvinKelvin1234 token", "ThisIsALongIdentifier1234567890", "2024-01-02T10:20 run",

@@ -47,15 +47,15 @@ _NUMBERED_MOMENT = (
     r"|\bpull/\d+|\bPR\s?#?\d+|\bpull request #?\d+|\bmerge request !?\d+"  # one change's number
     r"|\b(?:pid|pgid|ppid)\b:?\s*\d+"
 )
-_NAMED_MOMENT = (
-    r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"  # uuids (a-f alone is one too)
-    r"|\b(?:req|msg|toolu|call|chatcmpl|run|sess)_[A-Za-z0-9]{8,}"
-    r"|/tmp/|/var/folders/|/private/var/|\.claude/plans/|\bT/[\w-]+"  # temporary files
-    r"|\bScreenshot\b"
+# The parts that need no digit, each behind a character it cannot match without.
+_NAMED_MOMENTS = (
+    ("-", re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)),  # uuids (a-f alone too)
+    ("_", re.compile(r"\b(?:req|msg|toolu|call|chatcmpl|run|sess)_[A-Za-z0-9]{8,}", re.I)),  # request and tool ids
+    ("/", re.compile(r"/tmp/|/var/folders/|/private/var/|\.claude/plans/|\bT/[\w-]+", re.I)),  # temporary files
 )
+_SCREENSHOT = re.compile(r"\bScreenshot\b", re.I)
 _EPHEMERAL_NUMBERS = re.compile(_DATE + _NUMBERED_MOMENT, re.I)
 _MODEL_EPHEMERAL_NUMBERS = re.compile(_NUMBERED_MOMENT, re.I)
-_EPHEMERAL_NAMES = re.compile(_NAMED_MOMENT, re.I)
 _DIGIT = re.compile(r"\d")
 # Quoted text a model wrote (an error message, a command): kept verbatim and judged as a unit.
 QUOTED = re.compile(r'"[^"\n]+"|`[^`\n]+`')
@@ -175,7 +175,10 @@ def is_ephemeral(text: str, *, dates: bool = False) -> bool:
     """True when text holds what ties it to one moment; `dates` lets absolute dates through."""
     if _DIGIT.search(text) and (_MODEL_EPHEMERAL_NUMBERS if dates else _EPHEMERAL_NUMBERS).search(text):
         return True
-    return _EPHEMERAL_NAMES.search(text) is not None
+    if any(needed in text and pattern.search(text) for needed, pattern in _NAMED_MOMENTS):
+        return True
+    # casefold, as re.IGNORECASE, reads the long s (ſ) as an s
+    return "screenshot" in text.casefold() and _SCREENSHOT.search(text) is not None
 
 
 def _balanced(text: str) -> bool:
