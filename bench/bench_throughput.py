@@ -16,7 +16,15 @@ Then the same sessions go through the stages alone, to split the time: reading
 (claude_code.read_transcript), redaction (redact_transcript), extraction (heuristic.extract),
 and the rest (note rendering, sha256 of the range, the gate, objects and refs: "commits").
 
+`--compare DIR` times this tree and the memgit tree in DIR instead, in the same run: each sync in a
+child process of its own (after a warm-up sync of six small sessions, so that both pay the process's
+fixed costs, rules compiled and lazy imports, before timing), the trees alternating round by round,
+on the fixtures, the scale corpus (../shared/fixtures/scale, when present) and the generated
+sessions. Figures are CPU time of the process (wall time on the shared machine varies 2-3x), the
+JSON-parse floor measured by CPU in the same child, and the sync's parts timed in place.
+
     python bench/bench_throughput.py [--quick] [--runs 3] [--profile]
+    python bench/bench_throughput.py --compare DIR [--rounds 3] [--sessions 200]
 """
 
 from __future__ import annotations
@@ -27,11 +35,12 @@ import json
 import os
 import pstats
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _common import CLAUDE_FIXTURES, FsyncMeter, Rows, Spy, arg_parser, median, python_pass_ms, user_env
+from _common import CLAUDE_FIXTURES, SRC, FsyncMeter, Rows, Spy, arg_parser, median, python_pass_ms, user_env
 from generate import write_transcripts
 
 TARGET_MBPS = 20
@@ -66,11 +75,11 @@ def jsonl_bytes(projects: Path) -> tuple[int, int]:
     return everything, main
 
 
-def json_floor(projects: Path) -> float:
+def json_floor(projects: Path, clock=time.perf_counter) -> float:
     """Seconds to read every `.jsonl` line under projects and `json.loads` it: the floor a sync is
     measured against (DESIGN §8: a sync at >= 0.4 of this rate)."""
     loads = json.loads
-    t0 = time.perf_counter()
+    t0 = clock()
     for path in projects.rglob("*.jsonl"):
         with open(path, "rb") as f:
             for line in f:
@@ -78,7 +87,7 @@ def json_floor(projects: Path) -> float:
                     loads(line)
                 except ValueError:  # glued objects, a cut line: counted as read all the same
                     pass
-    return time.perf_counter() - t0
+    return clock() - t0
 
 
 def warm_imports() -> None:
@@ -210,12 +219,109 @@ def measure(label: str, home: Path, runs: int, rows: Rows, *, profile: bool) -> 
         print("\n".join("    " + line for line in out.getvalue().splitlines()[6:40]))
 
 
+# The parts of a sync timed in each child of --compare (CPU time; a name a tree lacks is left out).
+SPLIT = {
+    "reading (long texts redacted before they are cut)": "memgit.sources.registry:read",
+    "redact_transcript": "memgit.verbs.sync_session:redact_transcript",
+    "placing in a project": "memgit.verbs.sync_session:SyncRun.project_for",
+    "extraction": "memgit.verbs.sync_session:SyncRun.run_extractor",
+    "the sessions' commits (note, gate, objects)": "memgit.verbs.sync_session:SyncRun.finish",
+    "after the commits (all of the four below)": "memgit.verbs.sync:_after_commits",
+    "  consolidation": "memgit.verbs.consolidate:run",
+    "  hook context": "memgit.verbs.briefing:refresh",
+    "  search index": "memgit.verbs.search:refresh_index",
+    "  packs merged": "memgit.store.repo:MemoryRepo.compact_packs",
+}
+
+
+def child(home: Path, warm: Path) -> dict:
+    """One timed sync of `home` in this process, after a warm-up sync of `warm` (run by --compare)."""
+    warm_imports()
+    timed_sync(warm)
+    floor = json_floor(home / ".claude" / "projects", clock=time.process_time)
+    with Spy(SPLIT, clock=time.process_time) as parts:
+        c0 = time.process_time()
+        seconds, summary, _, _ = timed_sync(home)
+        cpu = time.process_time() - c0
+    return {"cpu": cpu, "wall": seconds, "floor": floor, "commits": summary["commits"],
+            "parts": {label: parts.seconds[label] for label in SPLIT if label not in parts.absent}}
+
+
+def compare(args, tmp: Path) -> None:
+    """This tree and args.compare's, alternating round by round, each sync in a child process."""
+    import subprocess
+
+    from _common import PYTHON, ROOT
+
+    trees = {"this tree": SRC, "compared": Path(args.compare).resolve()}
+    corpora: dict[str, Path] = {}
+    if CLAUDE_FIXTURES.is_dir():
+        corpora["real fixtures"] = tmp / "fixtures"
+        (corpora["real fixtures"] / ".claude" / "projects").mkdir(parents=True)
+        lay_out_fixtures(corpora["real fixtures"] / ".claude" / "projects")
+    scale = ROOT.parent / "shared" / "fixtures" / "scale" / "cc-backend" / "claude"
+    if scale.is_dir():
+        corpora["scale corpus"] = tmp / "scale"
+        shutil.copytree(scale, corpora["scale corpus"] / ".claude" / "projects")
+        then = time.time() - 2 * HOUR
+        for path in (corpora["scale corpus"] / ".claude" / "projects").rglob("*"):
+            os.utime(path, (then, then))
+    n = 50 if args.quick else args.sessions
+    corpora[f"{n} generated sessions"] = tmp / "generated"
+    write_transcripts(tmp / "generated" / ".claude" / "projects", n, projects=10, size_kb=200, seed=5)
+    warm = tmp / "warm"
+    write_transcripts(warm / ".claude" / "projects", 6, projects=2, size_kb=40, seed=9)
+    results: dict[tuple[str, str], list[dict]] = {(c, t): [] for c in corpora for t in trees}
+    for r in range(args.rounds):
+        for corpus, home in corpora.items():
+            for tree in (list(trees) if r % 2 == 0 else list(trees)[::-1]):
+                env = {**os.environ, "MEMGIT_BENCH_SRC": str(trees[tree])}
+                done = subprocess.run([PYTHON, __file__, "--child", str(home), str(warm)], env=env,
+                                      stdout=subprocess.PIPE, check=True, text=True)
+                results[(corpus, tree)].append(json.loads(done.stdout.splitlines()[-1]))
+        print(f"  round {r + 1} of {args.rounds} done", flush=True)
+    for corpus, home in corpora.items():
+        size = sum(p.stat().st_size for p in (home / ".claude" / "projects").rglob("*.jsonl"))
+        # The floor moves with the machine's load as much as the sync does: each child's ratio is
+        # its own floor over its own sync, and "pooled" is the median floor of every child of the
+        # corpus (both trees) over the tree's median sync.
+        floor = median([x["floor"] for tree in trees for x in results[(corpus, tree)]])
+        print(f"\n{corpus}: {size / 1e6:.1f} MB of .jsonl, {args.rounds} rounds (CPU time; median [range]); "
+              f"json.loads of every line {floor:.2f} s")
+        for tree, where in trees.items():
+            runs = results[(corpus, tree)]
+            cpu = [x["cpu"] for x in runs]
+            ratio = [x["floor"] / x["cpu"] for x in runs]
+            print(f"  {tree} ({where}): sync {median(cpu):.2f} s [{min(cpu):.2f}-{max(cpu):.2f}], "
+                  f"sync / JSON-parse rate {median(ratio):.3f} [{min(ratio):.3f}-{max(ratio):.3f}], "
+                  f"pooled {floor / median(cpu):.3f}; wall {median(x['wall'] for x in runs):.2f} s")
+        this, other = results[(corpus, "this tree")], results[(corpus, "compared")]
+        print(f"  this / compared, CPU: {median(x['cpu'] for x in this) / median(x['cpu'] for x in other):.2f}")
+        for label in SPLIT:
+            mine = [x["parts"][label] for x in this if label in x["parts"]]
+            theirs = [x["parts"][label] for x in other if label in x["parts"]]
+            print(f"    {label:52} {median(mine) if mine else float('nan'):6.2f} s   compared "
+                  f"{median(theirs) if theirs else float('nan'):6.2f} s")
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--child"]:
+        print(json.dumps(child(Path(sys.argv[2]), Path(sys.argv[3]))))
+        return
     parser = arg_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--sessions", type=int, default=200, help="generated sessions (default 200)")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of one sync per corpus")
+    parser.add_argument("--compare", metavar="DIR", help="time this tree against the memgit tree in DIR")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of --compare (default 3)")
     args = parser.parse_args()
+    if args.compare:
+        tmp = Path(tempfile.mkdtemp(prefix="memgit-bench-throughput-"))
+        try:
+            compare(args, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
     rows = Rows("throughput")
     base = median(python_pass_ms(11))
     rows.baseline_ms = base
