@@ -174,12 +174,11 @@ class RepoReads:
         self, branch_or_sha: str, *, stop_at: str | None = None, limit: int | None = None
     ) -> Iterator[CommitInfo]:
         """Yield first-parent history, newest first, stopping before stop_at."""
-        self._settle()
-        sha = self._resolve(branch_or_sha)
+        sha = self._resolve(branch_or_sha)  # an open batch's head, if it moved the branch
         stop = (self._resolve(stop_at) or stop_at.encode()) if stop_at else None
         count = 0
         while sha is not None and sha != stop and (limit is None or count < limit):
-            c = self._repo.object_store[sha]  # not kept: a long walk would evict the trees
+            c = self._commit_at(sha)
             yield commit_info(c)
             count += 1
             sha = c.parents[0] if c.parents else None
@@ -235,7 +234,6 @@ class RepoReads:
         a commit made where the clock ran behind would hide its ancestors. The usual question, is
         the last head seen a few commits below this one, is answered in a few reads.
         """
-        self._settle()
         a, d = self._resolve(ancestor), self._resolve(descendant)
         if a is None or d is None:
             return False
@@ -245,7 +243,7 @@ class RepoReads:
             if sha == a:
                 return True
             try:
-                parents = self._repo.object_store[sha].parents
+                parents = self._commit_at(sha).parents
             except KeyError:  # a parent missing from the store cannot lead anywhere
                 continue
             queue.extend(p for p in parents if p not in seen and not seen.add(p))
@@ -258,6 +256,17 @@ class RepoReads:
         return sorted({p.decode() for p, _, _ in tree_diff(self._objects, parent, c.tree)})
 
     # -- internals ---------------------------------------------------------------------------
+
+    def _commit_at(self, sha: bytes) -> Commit:
+        """A commit for a walk through history: an open batch's own (not on the disk yet) or the store's.
+
+        Walks read the batch rather than publish it first: consolidation walks each branch's history
+        after its commit, and publishing there cost a pack and its fsyncs per branch. Not kept (see
+        Objects.keep): a long walk would evict the trees.
+        """
+        pending = self._objects.pending
+        found = pending.get(sha) if pending else None
+        return found if found is not None else self._repo.object_store[sha]
 
     def _head(self, branch: str) -> bytes | None:
         if self._batch is not None and branch in self._batch.heads:

@@ -123,6 +123,24 @@ def test_a_batch_is_read_at_once_here_and_published_together_in_one_pack(mem):
     fsck(mem.path)
 
 
+def test_walking_history_in_a_batch_reads_its_commits_without_publishing_them(mem):
+    # Consolidation walks each branch after its commit: reading the batch there, rather than
+    # publishing it first, saves a pack and its fsyncs per branch.
+    heads = {b: git(mem.path, "rev-parse", b).strip() for b in ("main", "projects/a")}
+    packs_before = counts(mem.path)["packs"]
+    with mem.batch():
+        for i in range(2):
+            mem.commit_with_retry("projects/a", lambda head, i=i: note("projects/a", i), allow_empty=True)
+        walked = [c.message.split("\n", 1)[0] for c in mem.walk("projects/a", limit=3)]
+        assert walked[:2] == ["extract(projects/a): 1", "extract(projects/a): 0"]
+        assert mem.is_ancestor(heads["projects/a"], "projects/a")
+        assert not mem.is_ancestor(mem.head("projects/a"), heads["projects/a"])
+        assert {b: git(mem.path, "rev-parse", b).strip() for b in heads} == heads  # nothing published yet
+        assert counts(mem.path)["packs"] == packs_before
+    assert git(mem.path, "log", "-2", "--format=%s", "projects/a").split("\n")[:2] == walked[:2]
+    fsck(mem.path)
+
+
 def test_a_branch_another_process_moved_during_a_batch_gets_the_batch_commits_on_top(mem):
     with mem.batch():
         mem.commit_with_retry("projects/a", lambda head: note("projects/a", 1), allow_empty=True)
