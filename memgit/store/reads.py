@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import stat
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from dulwich.errors import RefFormatError
@@ -123,6 +123,18 @@ class RepoReads:
         """Tell whether a file exists at rev."""
         entry = self._lookup(rev, path)
         return entry is not None and (stat.S_ISREG(entry[0]) or stat.S_ISLNK(entry[0]))
+
+    def exists_at(self, rev: str) -> Callable[[str], bool]:
+        """`exists` for many paths at one rev: the rev is resolved once (each resolution looks for a
+        branch of that name on the disk first: a summary's hundreds of links paid it each)."""
+        sha = self._resolve(rev)
+        tree = self._objects[sha].tree if sha is not None else None
+
+        def exists(path: str) -> bool:
+            entry = self._objects.lookup(tree, path.strip("/").encode()) if tree is not None else None
+            return entry is not None and (stat.S_ISREG(entry[0]) or stat.S_ISLNK(entry[0]))
+
+        return exists
 
     def list(self, rev: str, prefix: str = "") -> list[str]:
         """Return the file paths under directory prefix ("" for all) at rev, sorted."""

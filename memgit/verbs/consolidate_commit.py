@@ -61,10 +61,10 @@ class _Paths:
     list a branch of 10,000 notes."""
 
     def __init__(self, repo, rev: str, extra: set[str]):
-        self.repo, self.rev, self.extra = repo, rev, extra
+        self.exists, self.extra = repo.exists_at(rev), extra
 
     def __contains__(self, path: object) -> bool:
-        return path in self.extra or (isinstance(path, str) and self.repo.exists(self.rev, path))
+        return path in self.extra or (isinstance(path, str) and self.exists(path))
 
 
 def hand_records(repo, head: str) -> list[hand.Record]:

@@ -268,6 +268,15 @@ def test_empty_files_are_files(repo):
     assert status(repo) == ""
 
 
+def test_exists_at_answers_as_exists_for_every_path_of_a_rev(repo):
+    sha = repo.commit("main", {"sessions/2026/11/a.md": b"a\n", "notes/b.md": b"b\n"}, "x")
+    paths = ["sessions/2026/11/a.md", "/sessions/2026/11/a.md", "sessions/2026/11", "sessions", "notes/b.md",
+             "notes/c.md", "README.md", "sessions/2026/11/a.md/x", "", "missing/deeper/file.md"]
+    for rev in (sha, "main", "HEAD", sha[:10], "0" * 40, "no-such-branch"):
+        exists = repo.exists_at(rev)
+        assert [exists(p) for p in paths] == [repo.exists(rev, p) for p in paths], rev
+
+
 def test_commit_that_changes_nothing_writes_nothing_unless_allowed(repo):
     head = repo.head("main")
     before = object_files(repo)

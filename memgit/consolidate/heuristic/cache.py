@@ -31,10 +31,11 @@ def open_memory(state_dir: Path, branch: str) -> Memory:
     path = path_of(state_dir, branch)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        memory = Memory(str(path))
-        if memory.get("format") == FORMAT and memory.get("branch") == branch:
-            return memory
-        memory.close()
+        if path.is_file():  # else nothing to reuse: made once below (opening it would make it, to remake it)
+            memory = Memory(str(path))
+            if memory.get("format") == FORMAT and memory.get("branch") == branch:
+                return memory
+            memory.close()
     except (OSError, sqlite3.Error) as e:  # unreadable or unwritable: rebuilt, or kept in memory only
         log.warning("the consolidation cache %s cannot be used (%s); rebuilding it", path, e)
     for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
