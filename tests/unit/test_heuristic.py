@@ -756,6 +756,14 @@ def test_advice_of_flags_alone_must_name_the_program_they_are_for():
     assert [c.text for c in found] == ["Run cc-backend with `-loglevel debug`."]
 
 
+def test_a_plan_s_check_of_one_change_is_no_advice_on_running_the_project():
+    # b9d4da02 (scale): the plan's verification goes on after the script with the steps of that check
+    from memgit.extract.heuristic.commands import _advice
+
+    assert _advice("Start with `./startDemo.sh`, send SIGTERM, measure exit time", CWD, set()) is None
+    assert _advice("Start with `./startDemo.sh`", CWD, set()).text == "Start with `./startDemo.sh`."
+
+
 @pytest.mark.parametrize(("said", "rule"), [
     ("Remember: I prefer commit messages without emoji.", "The user prefers commit messages without emoji."),
     ("btw, remember that I prefer tabs", "The user prefers tabs."),
