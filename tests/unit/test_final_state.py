@@ -286,7 +286,7 @@ def test_a_reported_problem_is_told_only_as_a_lesson_that_holds(text, told_):
     ("Evaluate packages/services and create a new package", "Evaluated packages/services and created a new package"),
 ])
 def test_the_latest_work_says_what_was_done_not_what_was_asked(title, line):
-    from memgit.consolidate.heuristic.briefing import work_line
+    from memgit.core.work_line import work_line
 
     assert work_line(title) == line
 

@@ -756,12 +756,16 @@ def test_advice_of_flags_alone_must_name_the_program_they_are_for():
     assert [c.text for c in found] == ["Run cc-backend with `-loglevel debug`."]
 
 
-def test_a_plan_s_check_of_one_change_is_no_advice_on_running_the_project():
-    # b9d4da02 (scale): the plan's verification goes on after the script with the steps of that check
+def test_the_steps_of_a_plan_s_check_after_the_command_are_not_advice():
+    # b9d4da02 and c85f0d9d (scale): the plan's verification goes on after the command with the steps of
+    # that one check; how to start the project is the part before them
     from memgit.extract.heuristic.commands import _advice
 
-    assert _advice("Start with `./startDemo.sh`, send SIGTERM, measure exit time", CWD, set()) is None
-    assert _advice("Start with `./startDemo.sh`", CWD, set()).text == "Start with `./startDemo.sh`."
+    assert _advice("Start with `./startDemo.sh`, send SIGTERM, measure exit time", CWD, set()).text == \
+        "Start with `./startDemo.sh`."
+    assert _advice("Manual test: start server with `./cc-backend -server -dev`, open the analysis/stats page with "
+                   "a large cluster and verify it loads without timeout", CWD, set()).text == \
+        "Start server with `./cc-backend -server -dev`."
 
 
 @pytest.mark.parametrize(("said", "rule"), [

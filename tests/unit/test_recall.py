@@ -133,8 +133,12 @@ def test_a_file_whose_lines_say_little_of_the_prompt_says_which_words_it_touched
              unit("Tests run with `make test`.", type="command")]
     chosen, text = recall.line_of(units, WORDS)
     assert chosen.kind == "about" and text == "typesense, 8108, compose"
-    assert "A session touched typesense, 8108, compose (pinion, 2026-10-02, `memgit show 1a2b3c4d`)" \
-        in recall.render([(chosen, text)])
+    # what the session worked on (its title, a request, as work done) before the words it met
+    assert "A session (Got typesense running) touched typesense, 8108, compose (pinion, 2026-10-02, " \
+           "`memgit show 1a2b3c4d`)" in recall.render([(chosen, text)])
+    plain = {"typesense": 5.0, "site": 1.2, "against": 0.9, "8108": 6.0, "compose": 3.0, "ends": 0.8}
+    chosen, text = recall.line_of(units, plain)
+    assert text == "typesense, site, 8108, compose"  # the rarest four, in the prompt's order
 
 
 def test_render_fences_cuts_and_stays_within_budget_and_each_hit_ends_with_how_to_open_it():

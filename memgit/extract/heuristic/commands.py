@@ -191,8 +191,8 @@ _MAYBE_ADVICE = re.compile(r"\b(?:run|start|launch|build|test|lint|format|use|ex
                            r"serves|compiles|regenerates|bundles)\b", re.I)
 _PROJECT_CALL = re.compile(r"^(?:\./|make\b|-{1,2}[a-z])")
 # Further steps after the command ("start with `./startDemo.sh`, send SIGTERM, measure exit time"): a
-# plan's check of one change, not how the project is run.
-_MORE_STEPS = re.compile(r"`[^`]*,\s*(?:then\s+)?(?:send|measure|check|verify|wait|kill|stop|open|compare|confirm|"
+# plan's check of one change; how to start the project is the part before them.
+_MORE_STEPS = re.compile(r"(?<=`),\s*(?:then\s+)?(?:send|measure|check|verify|wait|kill|stop|open|compare|confirm|"
                          r"observe|watch|trigger|call|curl|restart|run|time|count|look|inspect|grep)\b[^`]*$", re.I)
 # Flags alone run nothing: "Run cc-backend with `-loglevel debug`" names its program, "Run with `-x`" does not.
 _NAMED_PROGRAM = re.compile(r"^(?:run|start|launch)\s+(?!with\b)[\w./-]+\s+with\b", re.I)
@@ -220,10 +220,10 @@ def advised(s: Session) -> list[Candidate]:
 
 
 def _advice(piece: str, cwd: str | None, verified: set[str]) -> Candidate | None:
-    said = _DEICTIC_TAIL.sub("", scrub(piece, cwd)).strip().rstrip(".,;:")
+    said = _MORE_STEPS.sub("", _DEICTIC_TAIL.sub("", scrub(piece, cwd))).strip().rstrip(".,;:")
     if not said.startswith("`"):
         said = re.sub(r"^[\w ]{2,30}:\s+(?=\w)", "", said)  # "Verification: run …"
-    if not _ADVICE.match(said) or problem(said + ".") or _MORE_STEPS.search(said):
+    if not _ADVICE.match(said) or problem(said + "."):
         return None
     spans = re.findall(r"`([^`]+)`", said)
     parsed = [parse(span) for span in spans]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from memgit.core.model import Learning, ToolCall
+from memgit.core.scan import clip
 from memgit.extract.heuristic import compaction
 from memgit.extract.heuristic.candidate import Candidate, concreteness, fluff, hedged, monologue, reasoned
 from memgit.extract.heuristic.commands import usable
@@ -26,7 +27,7 @@ from memgit.extract.heuristic.filters import drop_opener, is_ephemeral, problem,
 from memgit.extract.heuristic.session import Exchange, Run, Session, is_edit
 from memgit.extract.heuristic.shell import failed, program, verbatim
 from memgit.extract.heuristic.symptoms import symptom
-from memgit.extract.heuristic.text import Unit, clip, fit_sentences, sentence_case
+from memgit.extract.heuristic.text import Unit, fit_sentences, sentence_case
 from memgit.extract.tools import touched_text
 
 MAX_FIX = 320

@@ -242,15 +242,6 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def clip(text: str, limit: int) -> str:
-    """Cut `text` at a word boundary so it fits in `limit` characters (with an ellipsis)."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:-")
-    return cut + "…"
-
-
 def fit_sentences(parts: list[str], limit: int) -> str:
     """Whole sentences from `parts`, in order, while they fit in `limit` characters (at least one)."""
     kept: list[str] = []
