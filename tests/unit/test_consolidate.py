@@ -139,8 +139,9 @@ def test_a_run_of_the_whole_project_beats_a_later_run_of_one_file_or_with_a_disp
              note(5, ("command", "Lint with `mise run lint 2>&1 | tail -20`."), day=5)]
     lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
              for b in s.bullets]
-    # one file's tests are all that is known of the tests: kept; the formatter ran on the whole project once
-    assert lines == ["Test: `uv run pytest test/test_template_rendering.py -v`",
+    # one file's tests are all that is known of the tests: kept, and said to be one file's; the formatter
+    # ran on the whole project once
+    assert lines == ["Test (one file): `uv run pytest test/test_template_rendering.py -v`",
                      "Lint: `mise run lint`", "Format: `uv run ruff format`"]  # and no display pipe
 
 

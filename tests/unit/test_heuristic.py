@@ -790,3 +790,17 @@ def test_how_to_run_one_test_is_kept_beside_the_whole_suite_with_the_names_as_a_
     # the suite alone: nothing to add; a named run alone is the session's test command, as it ran
     alone = note_of(user("run the tests"), agent(bash("mise run test:ci", "ok  \tgithub.com/x/cli\t1.2s")))
     assert not any("one test" in t for t in texts(alone, "command"))
+
+
+@pytest.mark.parametrize(("command", "part"), [
+    ("uv run pytest", ""),
+    ("go test ./...", ""),
+    ("uv run pytest test/test_template_rendering.py -v", "one file"),
+    ("npm test -- --run src/agents/plugins/__tests__/codemie-code-reasoning.test.ts", "one file"),  # 019e1625
+    ("pnpm --filter @repo/spectora-labs test", "part of the project"),  # 019982b8: one package of a monorepo
+    ("go test ./internal/api/ -run 'TestX' -v", "part of the project"),
+])
+def test_the_briefing_says_what_part_of_the_project_a_narrowed_run_covered(command, part):
+    from memgit.extract.heuristic.commands import narrowed_to
+
+    assert narrowed_to(command) == part

@@ -51,6 +51,13 @@ def partial(command: str) -> bool:
     return bool(_SELECTION.search(command) or _ONE_FILE.search(command) or _SUB_PATH.search(command))
 
 
+def narrowed_to(command: str) -> str:
+    """What part of the project a run narrowed to ("one file", "part of the project"), "" for the whole."""
+    if not partial(command):
+        return ""
+    return "one file" if len(_ONE_FILE.findall(command)) == 1 and not named(command) else "part of the project"
+
+
 def named(command: str) -> bool:
     """A test run narrowed to named tests (`-run "TestA|TestB"`, `-k name`, `test_x.py::test_y`)."""
     return _NAMED.search(command) is not None
