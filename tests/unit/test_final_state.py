@@ -190,6 +190,26 @@ def test_a_reverted_change_is_not_a_decision():
     assert "time.Ticker" not in told(*turns)
 
 
+def _fixture_note(pattern: str):
+    from memgit.sources.claude_code.reader import read_transcript
+    from tests.conftest import SHARED
+
+    found = sorted(SHARED.glob(f"fixtures/**/{pattern}*.jsonl"))
+    if not found:
+        pytest.skip("../shared/fixtures is absent")
+    return heuristic.extract(read_transcript(found[0]), project="x").note
+
+
+def test_what_a_plan_the_person_turned_down_proposed_is_not_stored():
+    # cb2e607c (fixtures): a subagent's report and the first plan rename the script; the person turns the plan
+    # down ("Let's keep the name of the py file …") and approves one that keeps it
+    said = " ".join(l.text for l in _fixture_note("cb2e607c").learnings)
+    assert "coderabbit_review_extractor.py" not in said and "Let's keep the name of the py file" in said
+    # cc530b30 (scale): the second plan words the root cause anew (`walCheckpoint.go:266-296`, "flushes every
+    # open `bufio.Writer`"); what it still names is no option not taken
+    assert any("flushAll()" in l.text for l in _fixture_note("cc530b30").learnings)
+
+
 # ---- statements that stand alone ------------------------------------------------------------------
 
 
