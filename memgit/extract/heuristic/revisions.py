@@ -124,9 +124,7 @@ def _next_words(exchanges: list[Exchange]) -> list[str]:
 
 def _revisions(exchanges: list[Exchange]):
     for i, x in enumerate(exchanges):
-        # The person turning down a plan or an edit with their own words ("keep the name of the py file
-        # but …") takes back what the agent proposed about the same subject, as "no, …" does.
-        if x.said and x.kind in _PERSON_SAID and (x.kind == "rejection" or _PERSON_TAKES_BACK.search(x.said)):
+        if x.said and x.kind in _PERSON_SAID and _PERSON_TAKES_BACK.search(x.said):
             yield Revision(i, subject(x.said), undo_all=_UNDO_ALL.match(x.said.strip()) is not None)
         for text in x.texts:
             for line in text.splitlines():
