@@ -80,6 +80,14 @@ def test_a_long_section_is_split_by_the_things_its_bullets_name_in_code_not_by_p
     headings = [s.heading for s in _markdown.sections(memory) if s.heading.startswith("Facts")]
     assert "Facts: metricstore" in headings and "Facts: golangci" in headings
     assert "Facts: already" not in headings and "Facts: header" not in headings
+    # words of any language or source tree, quoted as code, name no topic either ("## Facts: return")
+    facts = [f"`internal/api/rest{i}.go` has a `return` before the auth check number {i}." for i in range(5)]
+    facts += [f"`pkg/metricstore/file{i}.go` holds the checkpoint writer number {i}." for i in range(5)]
+    facts += [f"Plain finding {i} about nothing in code." for i in range(5)]
+    memory = run([note(i, ("fact", text)) for i, text in enumerate(facts)]).memory_md
+    headings = [s.heading for s in _markdown.sections(memory) if s.heading.startswith("Facts")]
+    assert "Facts: metricstore" in headings
+    assert not {"Facts: return", "Facts: internal", "Facts: pkg"} & set(headings)
 
 
 def test_a_learning_only_a_removed_note_supported_is_gone():
