@@ -391,6 +391,19 @@ def test_the_same_command_with_an_absolute_path_is_no_workaround():
     assert texts(note, "gotcha") == []
 
 
+def test_the_same_command_with_its_paths_corrected_is_a_typo_found_not_a_gotcha():
+    # 135c59e3 (scale): a package path that does not exist, then the run with the right packages
+    failed = 'go build ./... 2>&1 | head && echo "BUILD OK" && go test ./cmd/... ./internal/api/... 2>&1 | tail -5'
+    works = ('go build ./... 2>&1 | head && echo "BUILD OK" && go test ./cmd/... ./internal/api/... '
+             './internal/repository/... 2>&1 | tail -6')
+    note = note_of(
+        user("repeat the security audit"),
+        agent(bash(failed, "pattern ./internal/api/...: lstat ./internal/api/: no such file or directory", error=True)),
+        agent(bash(works, "BUILD OK\nok  \tgithub.com/x/cc-backend/internal/repository\t1.2s")),
+    )
+    assert texts(note, "gotcha") == []
+
+
 LINT = "manual_commit_condensation.go:88:2: Error return value of `baseCommit.Tree` is not checked (errcheck)\n1 issues"
 
 

@@ -25,7 +25,7 @@ from memgit.extract.heuristic.candidate import Candidate, concreteness, fluff, h
 from memgit.extract.heuristic.commands import usable
 from memgit.extract.heuristic.filters import drop_opener, is_ephemeral, problem, scrub
 from memgit.extract.heuristic.session import Exchange, Run, Session, is_edit
-from memgit.extract.heuristic.shell import failed, program, verbatim
+from memgit.extract.heuristic.shell import failed, paths_corrected, program, verbatim
 from memgit.extract.heuristic.symptoms import symptom
 from memgit.extract.heuristic.text import Unit, fit_sentences, sentence_case
 from memgit.extract.tools import touched_text
@@ -302,7 +302,8 @@ def _run_gotcha(failure: Run, sym: str, success: Run, between: list[ToolCall]) -
     head = f'`{failure.command}` failed with "{sym}"'
     if fixes := _fix_commands(between):
         return f"{head}; running `{'` and `'.join(fixes)}` fixed it."
-    if not _same_but_paths(success.command, failure.command):  # from another directory is no workaround
+    # From another directory is no workaround, and a run with its paths corrected is a typo found.
+    if not _same_but_paths(success.command, failure.command) and not paths_corrected(failure.command, success.command):
         return f"{head}; `{success.command}` works."
     return None
 
