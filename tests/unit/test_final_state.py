@@ -444,3 +444,16 @@ def test_a_tool_saying_something_does_not_exist_is_a_reported_problem_and_its_as
     s = session.read(transcript(user(said), agent(text="Done.")))
     assert _symptom_of(s.exchanges[0], s) == "the golangci-lint tool complaints that the configuration is outdatd " \
                                              "and incompatible"
+
+
+def test_a_question_how_to_do_something_is_no_reported_problem_whatever_words_it_holds():
+    # 0fb73ab2 (scale): "error" in a question asking for a way ("How can I enrich the log message to make
+    # transparent from where the error is triggered?"); the answer's way stays a fact of the note
+    note = _fixture_note("0fb73ab2")
+    assert texts(note, "gotcha") == [] and "Use `runtime.Callers` to capture the call site." in texts(note, "fact")
+    from memgit.extract.heuristic.gotchas import _symptom_of
+    from tests.unit.test_heuristic import transcript
+
+    s = session.read(transcript(user("How can I fix the error the build shows on a clean checkout?"),
+                                agent(text="Done.")))
+    assert _symptom_of(s.exchanges[0], s) == "How can I fix the error the build shows on a clean checkout?"

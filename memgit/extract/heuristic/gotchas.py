@@ -144,7 +144,15 @@ def _symptom_of(x: Exchange, s: Session) -> str:
         return f'"{found[0]}"'
     said = [u.text for u in s.units(x.said)]
     troubled = [t for t in said if _TROUBLE.search(t)] or said
-    return clip(_ASKED_FIX.sub("", troubled[0]), 160).rstrip(" .:;,") if troubled else ""
+    if not troubled or _HOW_TO.match(troubled[0]):
+        return ""
+    return clip(_ASKED_FIX.sub("", troubled[0]), 160).rstrip(" .:;,")
+
+
+# A question how to do something ("How can I enrich the log message to show where the error is
+# triggered?") asks for a way, not for a fix: it reports nothing broken, whatever words it holds.
+_HOW_TO = re.compile(r"^(?:how (?:can|could|do|should|would) (?:i|we|one|you)|is there a way to|what'?s the (?:best )?way to)\b"
+                     r"(?!.*\b(?:fix|solve|resolve|avoid|prevent|get rid|work ?around|stop|debug|why)\b)[^?]*\?$", re.I)
 
 
 # The ask that ends a report ("…, fix it."): the problem is what comes before it.
