@@ -148,3 +148,12 @@ def quoted(text: str) -> list[str]:
             i = end + 1
         else:
             i += 1
+
+
+def clip(text: str, limit: int) -> str:
+    """Cut `text` at a word boundary so it fits in `limit` characters (with an ellipsis)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:-")
+    return cut + "…"

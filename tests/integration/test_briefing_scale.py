@@ -113,3 +113,10 @@ def test_the_latest_work_is_one_line_each_and_not_the_request_word_for_word(told
     work = section(told["summary"], "Latest work")
     assert 1 <= len(work) <= 5 and all(len(line) <= 120 for line in work)
     assert not any(re.search(r"\b(?:can you|please)\b", line, re.I) for line in work)
+
+
+def test_no_learning_quotes_a_text_where_a_source_cut_it(told):
+    # Long plans and outputs are kept as their head and tail; a learning made across the cut would
+    # start or end mid-word ("…[534 chars trimmed]… s: Manual checkpoint cleanup …").
+    memory = git(told["repo"], "show", f"{told['branch']}:MEMORY.md")
+    assert "chars trimmed" not in memory

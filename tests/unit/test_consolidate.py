@@ -80,6 +80,14 @@ def test_a_long_section_is_split_by_the_things_its_bullets_name_in_code_not_by_p
     headings = [s.heading for s in _markdown.sections(memory) if s.heading.startswith("Facts")]
     assert "Facts: metricstore" in headings and "Facts: golangci" in headings
     assert "Facts: already" not in headings and "Facts: header" not in headings
+    # words of any language or source tree, quoted as code, name no topic either ("## Facts: return")
+    facts = [f"`internal/api/rest{i}.go` has a `return` before the auth check number {i}." for i in range(5)]
+    facts += [f"`pkg/metricstore/file{i}.go` holds the checkpoint writer number {i}." for i in range(5)]
+    facts += [f"Plain finding {i} about nothing in code." for i in range(5)]
+    memory = run([note(i, ("fact", text)) for i, text in enumerate(facts)]).memory_md
+    headings = [s.heading for s in _markdown.sections(memory) if s.heading.startswith("Facts")]
+    assert "Facts: metricstore" in headings
+    assert not {"Facts: return", "Facts: internal", "Facts: pkg"} & set(headings)
 
 
 def test_a_learning_only_a_removed_note_supported_is_gone():
@@ -139,8 +147,9 @@ def test_a_run_of_the_whole_project_beats_a_later_run_of_one_file_or_with_a_disp
              note(5, ("command", "Lint with `mise run lint 2>&1 | tail -20`."), day=5)]
     lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
              for b in s.bullets]
-    # one file's tests are all that is known of the tests: kept; the formatter ran on the whole project once
-    assert lines == ["Test: `uv run pytest test/test_template_rendering.py -v`",
+    # one file's tests are all that is known of the tests: kept, and said to be one file's; the formatter
+    # ran on the whole project once
+    assert lines == ["Test (one file): `uv run pytest test/test_template_rendering.py -v`",
                      "Lint: `mise run lint`", "Format: `uv run ruff format`"]  # and no display pipe
 
 

@@ -190,6 +190,26 @@ def test_a_reverted_change_is_not_a_decision():
     assert "time.Ticker" not in told(*turns)
 
 
+def _fixture_note(pattern: str):
+    from memgit.sources.claude_code.reader import read_transcript
+    from tests.conftest import SHARED
+
+    found = sorted(SHARED.glob(f"fixtures/**/{pattern}*.jsonl"))
+    if not found:
+        pytest.skip("../shared/fixtures is absent")
+    return heuristic.extract(read_transcript(found[0]), project="x").note
+
+
+def test_what_a_plan_the_person_turned_down_proposed_is_not_stored():
+    # cb2e607c (fixtures): a subagent's report and the first plan rename the script; the person turns the plan
+    # down ("Let's keep the name of the py file …") and approves one that keeps it
+    said = " ".join(l.text for l in _fixture_note("cb2e607c").learnings)
+    assert "coderabbit_review_extractor.py" not in said and "Let's keep the name of the py file" in said
+    # cc530b30 (scale): the second plan words the root cause anew (`walCheckpoint.go:266-296`, "flushes every
+    # open `bufio.Writer`"); what it still names is no option not taken
+    assert any("flushAll()" in l.text for l in _fixture_note("cc530b30").learnings)
+
+
 # ---- statements that stand alone ------------------------------------------------------------------
 
 
@@ -286,7 +306,7 @@ def test_a_reported_problem_is_told_only_as_a_lesson_that_holds(text, told_):
     ("Evaluate packages/services and create a new package", "Evaluated packages/services and created a new package"),
 ])
 def test_the_latest_work_says_what_was_done_not_what_was_asked(title, line):
-    from memgit.consolidate.heuristic.briefing import work_line
+    from memgit.core.work_line import work_line
 
     assert work_line(title) == line
 
@@ -424,3 +444,16 @@ def test_a_tool_saying_something_does_not_exist_is_a_reported_problem_and_its_as
     s = session.read(transcript(user(said), agent(text="Done.")))
     assert _symptom_of(s.exchanges[0], s) == "the golangci-lint tool complaints that the configuration is outdatd " \
                                              "and incompatible"
+
+
+def test_a_question_how_to_do_something_is_no_reported_problem_whatever_words_it_holds():
+    # 0fb73ab2 (scale): "error" in a question asking for a way ("How can I enrich the log message to make
+    # transparent from where the error is triggered?"); the answer's way stays a fact of the note
+    note = _fixture_note("0fb73ab2")
+    assert texts(note, "gotcha") == [] and "Use `runtime.Callers` to capture the call site." in texts(note, "fact")
+    from memgit.extract.heuristic.gotchas import _symptom_of
+    from tests.unit.test_heuristic import transcript
+
+    s = session.read(transcript(user("How can I fix the error the build shows on a clean checkout?"),
+                                agent(text="Done.")))
+    assert _symptom_of(s.exchanges[0], s) == "How can I fix the error the build shows on a clean checkout?"

@@ -391,6 +391,19 @@ def test_the_same_command_with_an_absolute_path_is_no_workaround():
     assert texts(note, "gotcha") == []
 
 
+def test_the_same_command_with_its_paths_corrected_is_a_typo_found_not_a_gotcha():
+    # 135c59e3 (scale): a package path that does not exist, then the run with the right packages
+    failed = 'go build ./... 2>&1 | head && echo "BUILD OK" && go test ./cmd/... ./internal/api/... 2>&1 | tail -5'
+    works = ('go build ./... 2>&1 | head && echo "BUILD OK" && go test ./cmd/... ./internal/api/... '
+             './internal/repository/... 2>&1 | tail -6')
+    note = note_of(
+        user("repeat the security audit"),
+        agent(bash(failed, "pattern ./internal/api/...: lstat ./internal/api/: no such file or directory", error=True)),
+        agent(bash(works, "BUILD OK\nok  \tgithub.com/x/cc-backend/internal/repository\t1.2s")),
+    )
+    assert texts(note, "gotcha") == []
+
+
 LINT = "manual_commit_condensation.go:88:2: Error return value of `baseCommit.Tree` is not checked (errcheck)\n1 issues"
 
 
@@ -756,6 +769,18 @@ def test_advice_of_flags_alone_must_name_the_program_they_are_for():
     assert [c.text for c in found] == ["Run cc-backend with `-loglevel debug`."]
 
 
+def test_the_steps_of_a_plan_s_check_after_the_command_are_not_advice():
+    # b9d4da02 and c85f0d9d (scale): the plan's verification goes on after the command with the steps of
+    # that one check; how to start the project is the part before them
+    from memgit.extract.heuristic.commands import _advice
+
+    assert _advice("Start with `./startDemo.sh`, send SIGTERM, measure exit time", CWD, set()).text == \
+        "Start with `./startDemo.sh`."
+    assert _advice("Manual test: start server with `./cc-backend -server -dev`, open the analysis/stats page with "
+                   "a large cluster and verify it loads without timeout", CWD, set()).text == \
+        "Start server with `./cc-backend -server -dev`."
+
+
 @pytest.mark.parametrize(("said", "rule"), [
     ("Remember: I prefer commit messages without emoji.", "The user prefers commit messages without emoji."),
     ("btw, remember that I prefer tabs", "The user prefers tabs."),
@@ -778,3 +803,17 @@ def test_how_to_run_one_test_is_kept_beside_the_whole_suite_with_the_names_as_a_
     # the suite alone: nothing to add; a named run alone is the session's test command, as it ran
     alone = note_of(user("run the tests"), agent(bash("mise run test:ci", "ok  \tgithub.com/x/cli\t1.2s")))
     assert not any("one test" in t for t in texts(alone, "command"))
+
+
+@pytest.mark.parametrize(("command", "part"), [
+    ("uv run pytest", ""),
+    ("go test ./...", ""),
+    ("uv run pytest test/test_template_rendering.py -v", "one file"),
+    ("npm test -- --run src/agents/plugins/__tests__/codemie-code-reasoning.test.ts", "one file"),  # 019e1625
+    ("pnpm --filter @repo/spectora-labs test", "part of the project"),  # 019982b8: one package of a monorepo
+    ("go test ./internal/api/ -run 'TestX' -v", "part of the project"),
+])
+def test_the_briefing_says_what_part_of_the_project_a_narrowed_run_covered(command, part):
+    from memgit.extract.heuristic.commands import narrowed_to
+
+    assert narrowed_to(command) == part

@@ -133,8 +133,23 @@ def test_a_file_whose_lines_say_little_of_the_prompt_says_which_words_it_touched
              unit("Tests run with `make test`.", type="command")]
     chosen, text = recall.line_of(units, WORDS)
     assert chosen.kind == "about" and text == "typesense, 8108, compose"
-    assert "A session touched typesense, 8108, compose (pinion, 2026-10-02, `memgit show 1a2b3c4d`)" \
-        in recall.render([(chosen, text)])
+    # what the session worked on (its title, a request, as work done) before the words it met
+    assert "A session (Got typesense running) touched typesense, 8108, compose (pinion, 2026-10-02, " \
+           "`memgit show 1a2b3c4d`)" in recall.render([(chosen, text)])
+    plain = {"typesense": 5.0, "site": 1.2, "against": 0.9, "8108": 6.0, "compose": 3.0, "ends": 0.8}
+    chosen, text = recall.line_of(units, plain)
+    assert text == "typesense, site, 8108, compose"  # the rarest four, in the prompt's order
+
+
+def test_the_count_of_the_agent_s_tool_use_is_no_line_to_tell():
+    # a note's summary lists the files its agent edited: they hold the prompt's words, but say only what
+    # the session touched, which the line naming the session says better
+    units = [summary("The user asked: wire typesense into compose. In the end: `compose.yml`: typesense "
+                     "added. The agent edited 2 files (compose.yml, typesense.conf), ran 3 shell commands, "
+                     "including `docker compose up 8108. Done`, made 2 other tool calls. It ended with tests "
+                     "passing (success).")]
+    chosen, text = recall.line_of(units, WORDS)
+    assert "edited" not in text and "shell" not in text and "It ended" not in text
 
 
 def test_render_fences_cuts_and_stays_within_budget_and_each_hit_ends_with_how_to_open_it():

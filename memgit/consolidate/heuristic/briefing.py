@@ -11,13 +11,12 @@ contradicted is never in it (MEMORY.md lists it as superseded), nor a command a 
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 
 from memgit.core.about import about as described
+from memgit.core.scan import clip
 from memgit.extract.heuristic.filters import problem
-from memgit.extract.heuristic.text import clip
 from memgit.core.scopes import Project
 from memgit.consolidate._budget import Document, Line
 from memgit.consolidate.heuristic import howto, skills as skills_mod
@@ -27,6 +26,7 @@ from memgit.consolidate.heuristic.memory_md import link_label
 from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, MIN_PROJECTS
 from memgit.consolidate.heuristic.selection import REPORTED, briefed
 from memgit.core.vocab import MAIN, PREFIX, TYPES
+from memgit.core.work_line import work_line
 
 # The types with a section of their own (in the order of the injected context) and the section;
 # how many of each type the summary holds at most: no type fills it.
@@ -130,54 +130,6 @@ def _capped(clusters: Sequence[Cluster], types: Collection[str]) -> list[Cluster
 
 def _type_order(kind: str) -> int:
     return TYPES[kind].topic_order  # as MEMORY.md orders its topics
-
-
-_IMPERATIVE = re.compile(r"^(?P<verb>[A-Za-z]+)\b(?P<rest>.*)$", re.S)
-_PAST = {"add": "Added", "fix": "Fixed", "update": "Updated", "implement": "Implemented", "make": "Made",
-         "create": "Created", "remove": "Removed", "delete": "Deleted", "refactor": "Refactored", "rename": "Renamed",
-         "move": "Moved", "write": "Wrote", "run": "Ran", "investigate": "Investigated", "analyse": "Analysed",
-         "analyze": "Analyzed", "debug": "Debugged", "review": "Reviewed", "check": "Checked", "improve": "Improved",
-         "optimize": "Optimized", "optimise": "Optimised", "consolidate": "Consolidated", "extend": "Extended",
-         "replace": "Replaced", "adopt": "Adopted", "apply": "Applied", "plan": "Planned", "do": "Did",
-         "build": "Built", "test": "Tested", "set": "Set", "change": "Changed", "convert": "Converted",
-         "migrate": "Migrated", "merge": "Merged", "split": "Split", "document": "Documented", "explain": "Explained",
-         "summarize": "Summarized", "summarise": "Summarised", "compare": "Compared", "introduce": "Introduced",
-         "enable": "Enabled", "disable": "Disabled", "upgrade": "Upgraded", "bump": "Bumped", "release": "Released",
-         "prepare": "Prepared", "draft": "Drafted", "generate": "Generated", "clean": "Cleaned", "simplify": "Simplified",
-         "restructure": "Restructured", "port": "Ported", "integrate": "Integrated", "repeat": "Repeated",
-         "trace": "Traced", "profile": "Profiled", "commit": "Committed", "push": "Pushed", "revert": "Reverted",
-         "install": "Installed", "configure": "Configured", "support": "Supported", "handle": "Handled",
-         "resolve": "Resolved", "parallelize": "Parallelized", "inline": "Inlined", "derive": "Derived",
-         "trim": "Trimmed", "allow": "Allowed", "show": "Showed", "use": "Used", "get": "Got", "find": "Found",
-         "explore": "Explored", "evaluate": "Evaluated", "look": "Looked", "research": "Researched", "audit": "Audited", "measure": "Measured"}
-_AND_VERB = re.compile(r"(\s(?:and|then|,)\s+)(" + "|".join(_PAST) + r")\b", re.I)
-_CLAUSE = re.compile(r"[,;:(]|\s[-–—]\s|\s(?:and then|then|so that|but)\s|[.?!](?:\s|$)")
-_ASKED = re.compile(r"^(?:(?:(?:can|could|would|will) you|please|pls|let'?s|i want you to|i(?:'d| would) like you to|"
-                    r"help me|i need you to)\s+)+", re.I)
-_LOOK = re.compile(r"^(?:have|take|had|took) a (?:quick |closer )?look (?:at|into)\s+", re.I)
-_QUESTION = re.compile(r"^(?:how|what|when|where|which|who|why|is|are|does|do|did|can|could|should)\b", re.I)
-_AUX_QUESTION = re.compile(r"^(?:do|does|did) (?:you|we|i|it|they|these|this)\b", re.I)  # "Do you think …", not "Do X"
-
-
-def work_line(title: str, limit: int = 90) -> str:
-    """A session's title as a line of the work done: its first clause, a request put in the past tense
-    ("Add a Make target to format …" -> "Added a Make target to format …"), so that the briefing
-    reports what was worked on rather than repeating what one prompt asked for."""
-    text = _ASKED.sub("", " ".join(title.split())).strip()
-    if _LOOK.match(text):
-        text = _AND_VERB.sub(lambda m: f"{m.group(1)}{_PAST[m.group(2).lower()].lower()}", _LOOK.sub("Looked at ", text))
-    clause = _CLAUSE.search(text, 12)
-    text = text[: clause.start()] if clause else text
-    match = _IMPERATIVE.match(text)
-    if _AUX_QUESTION.match(text):
-        text = "Looked into: " + text[0].lower() + text[1:]
-    elif match and (past := _PAST.get(match.group("verb").lower())):
-        text = past + _AND_VERB.sub(lambda m: f"{m.group(1)}{_PAST[m.group(2).lower()].lower()}", match.group("rest"))
-    elif _QUESTION.match(text):
-        text = "Looked into: " + text[0].lower() + text[1:]
-    elif text[:1].islower():
-        text = text[0].upper() + text[1:]
-    return clip(text.rstrip(" .:"), limit)
 
 
 def about(project: Project | None) -> str:

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from memgit.consolidate.heuristic import skills as skills_mod
 from memgit.consolidate.heuristic.graph import Cluster, code_spans
-from memgit.extract.heuristic.commands import displayed, generic, named, partial
+from memgit.extract.heuristic.commands import displayed, generic, named, narrowed_to, partial
 from memgit.extract.heuristic.shell import as_typed, leading_dir, program, verbatim
 
 PER_PURPOSE = 2  # tools shown for one purpose (a Go build and the frontend's npm build)
@@ -102,6 +102,9 @@ _PHRASED = re.compile(r"^(?:Tests run|Run one test|Lint|Format|Type-check|Build|
                       rf"Install or set up|[A-Z][a-z-]+(?:, {_VERB})* and {_VERB}) with `[^`]+`\.$")
 
 
+_ON_FILES = frozenset(("test", "lint", "typecheck", "format"))  # purposes a run narrows to files or folders
+
+
 def command_line(kinds: tuple[str, ...], c: Cluster) -> str:
     """"- Test: `go test ./...`": the purpose, then the command as a newcomer would type it (display
     pipes, redirects and noise flags set aside; the sub-directory it runs in kept)."""
@@ -116,8 +119,11 @@ def command_line(kinds: tuple[str, ...], c: Cluster) -> str:
     shown = [f"`{f'cd {where} && ' if where else ''}{t}`" for t in typed]
     labels = [_PURPOSE_LABEL.get(k, k) for k in dict.fromkeys(kinds)]
     label = " and ".join([labels[0], *(x if x.startswith("CI") else x.lower() for x in labels[1:])])
-    if where:
-        label += f" ({where})"
+    parts = [where] if where else []
+    if set(kinds) <= _ON_FILES and not _clean(form)[0]:  # only a narrowed run is known: said, not passed off as the whole
+        parts += [narrowed_to(t) for t in typed if narrowed_to(t)][:1]
+    if parts:
+        label += f" ({', '.join(parts)})"
     return f"- {label}: {', '.join(shown)}"
 
 

@@ -36,6 +36,10 @@ _GENERIC = frozenset(
     "first last next still even because since until without within between through over under again once "
     "issue issues case cases thing things part parts change changes changed call calls called data value values "
     "prefers prefer default current currently instead rather".split()
+    # the words of any language and any source tree: quoted as code, they still name no topic
+    + "return returns null none true false self func function class const static public private void string "
+    "list dict struct type types import export package module internal pkg src lib cmd main index util utils "
+    "common core".split()
 )
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from memgit.consolidate.heuristic.graph import Cluster
-from memgit.extract.heuristic.shell import parse
+from memgit.extract.heuristic.shell import adds_option
 from memgit.extract.heuristic.standing import standing
 
 # How something behaves or what it needs: the form of a lesson that still holds.
@@ -102,7 +102,7 @@ def lasting_gotcha(text: str) -> bool:
     if run := _RUN_GOTCHA.match(text):
         if run.group("fix"):
             return True
-        return _new_option(run.group("failed"), run.group("works"))
+        return adds_option(run.group("failed"), run.group("works"))
     if reported := REPORTED.match(text):  # the person's report and the agent's finding: the finding must hold
         problem_, fix = reported.group("problem"), reported.group("fix").strip()
         return (bool(_TROUBLE.search(problem_)) and not _DANGLING.match(problem_) and not _CODE_CHANGE.match(fix)
@@ -128,17 +128,6 @@ def observed(text: str) -> bool:
         if not _CONDITION.search(clause):
             return True
     return False
-
-
-def _new_option(failed: str, works: str) -> bool:
-    """The working command adds an option the failing one lacked (`act -j test` -> `act
-    --container-architecture linux/amd64 -j test`), rather than fixing a path or a name."""
-    return bool(_options(works) - _options(failed))
-
-
-def _options(command: str) -> set[str]:
-    shell = parse(command)
-    return {w.split("=", 1)[0] for w in (shell.text if shell else command).split() if w.startswith("-")}
 
 
 # Each type's bar for one session's learning (two sessions clear any); commands have lines of their own.

@@ -51,6 +51,13 @@ def partial(command: str) -> bool:
     return bool(_SELECTION.search(command) or _ONE_FILE.search(command) or _SUB_PATH.search(command))
 
 
+def narrowed_to(command: str) -> str:
+    """What part of the project a run narrowed to ("one file", "part of the project"), "" for the whole."""
+    if not partial(command):
+        return ""
+    return "one file" if len(_ONE_FILE.findall(command)) == 1 and not named(command) else "part of the project"
+
+
 def named(command: str) -> bool:
     """A test run narrowed to named tests (`-run "TestA|TestB"`, `-k name`, `test_x.py::test_y`)."""
     return _NAMED.search(command) is not None
@@ -190,6 +197,10 @@ _MAYBE_ADVICE = re.compile(r"\b(?:run|start|launch|build|test|lint|format|use|ex
                            r"`\s*(?:[—–-]|:)\s*(?:runs|formats|lints|builds|starts|checks|installs|generates|cleans|"
                            r"serves|compiles|regenerates|bundles)\b", re.I)
 _PROJECT_CALL = re.compile(r"^(?:\./|make\b|-{1,2}[a-z])")
+# Further steps after the command ("start with `./startDemo.sh`, send SIGTERM, measure exit time"): a
+# plan's check of one change; how to start the project is the part before them.
+_MORE_STEPS = re.compile(r"(?<=`),\s*(?:then\s+)?(?:send|measure|check|verify|wait|kill|stop|open|compare|confirm|"
+                         r"observe|watch|trigger|call|curl|restart|run|time|count|look|inspect|grep)\b[^`]*$", re.I)
 # Flags alone run nothing: "Run cc-backend with `-loglevel debug`" names its program, "Run with `-x`" does not.
 _NAMED_PROGRAM = re.compile(r"^(?:run|start|launch)\s+(?!with\b)[\w./-]+\s+with\b", re.I)
 
@@ -216,7 +227,7 @@ def advised(s: Session) -> list[Candidate]:
 
 
 def _advice(piece: str, cwd: str | None, verified: set[str]) -> Candidate | None:
-    said = _DEICTIC_TAIL.sub("", scrub(piece, cwd)).strip().rstrip(".,;:")
+    said = _MORE_STEPS.sub("", _DEICTIC_TAIL.sub("", scrub(piece, cwd))).strip().rstrip(".,;:")
     if not said.startswith("`"):
         said = re.sub(r"^[\w ]{2,30}:\s+(?=\w)", "", said)  # "Verification: run …"
     if not _ADVICE.match(said) or problem(said + "."):

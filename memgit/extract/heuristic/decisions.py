@@ -17,7 +17,8 @@ from memgit.extract.heuristic.candidate import REASON, Candidate, concreteness, 
 from memgit.extract.heuristic.filters import drop_opener, problem, scrub
 from memgit.extract.heuristic.preferences import standing_rule, strip_filler
 from memgit.extract.heuristic.session import Session
-from memgit.extract.heuristic.text import Unit, clip, plain, sentence_case
+from memgit.core.scan import clip
+from memgit.extract.heuristic.text import Unit, plain, sentence_case
 
 MAX_CHARS = 320
 _CHOICE = re.compile(

@@ -19,14 +19,15 @@ from __future__ import annotations
 import re
 
 from memgit.core.model import Learning, ToolCall
+from memgit.core.scan import clip
 from memgit.extract.heuristic import compaction
 from memgit.extract.heuristic.candidate import Candidate, concreteness, fluff, hedged, monologue, reasoned
 from memgit.extract.heuristic.commands import usable
 from memgit.extract.heuristic.filters import drop_opener, is_ephemeral, problem, scrub
 from memgit.extract.heuristic.session import Exchange, Run, Session, is_edit
-from memgit.extract.heuristic.shell import failed, program, verbatim
+from memgit.extract.heuristic.shell import failed, paths_corrected, program, verbatim
 from memgit.extract.heuristic.symptoms import symptom
-from memgit.extract.heuristic.text import Unit, clip, fit_sentences, sentence_case
+from memgit.extract.heuristic.text import Unit, fit_sentences, sentence_case
 from memgit.extract.tools import touched_text
 
 MAX_FIX = 320
@@ -143,7 +144,15 @@ def _symptom_of(x: Exchange, s: Session) -> str:
         return f'"{found[0]}"'
     said = [u.text for u in s.units(x.said)]
     troubled = [t for t in said if _TROUBLE.search(t)] or said
-    return clip(_ASKED_FIX.sub("", troubled[0]), 160).rstrip(" .:;,") if troubled else ""
+    if not troubled or _HOW_TO.match(troubled[0]):
+        return ""
+    return clip(_ASKED_FIX.sub("", troubled[0]), 160).rstrip(" .:;,")
+
+
+# A question how to do something ("How can I enrich the log message to show where the error is
+# triggered?") asks for a way, not for a fix: it reports nothing broken, whatever words it holds.
+_HOW_TO = re.compile(r"^(?:how (?:can|could|do|should|would) (?:i|we|one|you)|is there a way to|what'?s the (?:best )?way to)\b"
+                     r"(?!.*\b(?:fix|solve|resolve|avoid|prevent|get rid|work ?around|stop|debug|why)\b)[^?]*\?$", re.I)
 
 
 # The ask that ends a report ("…, fix it."): the problem is what comes before it.
@@ -301,7 +310,8 @@ def _run_gotcha(failure: Run, sym: str, success: Run, between: list[ToolCall]) -
     head = f'`{failure.command}` failed with "{sym}"'
     if fixes := _fix_commands(between):
         return f"{head}; running `{'` and `'.join(fixes)}` fixed it."
-    if not _same_but_paths(success.command, failure.command):  # from another directory is no workaround
+    # From another directory is no workaround, and a run with its paths corrected is a typo found.
+    if not _same_but_paths(success.command, failure.command) and not paths_corrected(failure.command, success.command):
         return f"{head}; `{success.command}` works."
     return None
 

@@ -18,11 +18,12 @@ from __future__ import annotations
 import re
 
 from memgit.core.model import ToolCall
+from memgit.core.scan import clip
 from memgit.extract.tools import patches, replacements
 from memgit.extract.heuristic.candidate import Candidate
 from memgit.extract.heuristic.session import Session
 from memgit.extract.heuristic.standing import INSTRUCTED
-from memgit.extract.heuristic.text import Unit, clip, plain, sentence_case, units
+from memgit.extract.heuristic.text import Unit, plain, sentence_case, units
 
 FILES = ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "GEMINI.md")
 MAX_LOADED = 2  # rules of a loaded file a note keeps (a long file is not copied into a note)

@@ -84,22 +84,32 @@ class Revision:
 def prune(s: Session) -> Session:
     """The session without its options not taken and what it later corrected, undid or retracted."""
     said_next = _next_words(s.exchanges)
-    revisions = list(_revisions(s.exchanges))
+    revisions = [*_revisions(s.exchanges), *_replaced(s)]
     exchanges = []
     for i, x in enumerate(s.exchanges):
         later = [r for r in revisions if r.at > i]
         texts = [_revised(_without_options(t, said_next[i]), later, i) for t in x.texts]
         exchanges.append(replace(x, texts=[t for t in texts if t.strip()]))
     plans = [_without_options(plan, "yes") for plan in s.plans]  # a plan is approved as a whole
-    return replace(s, exchanges=exchanges, plans=plans)
+    # A subagent's report is the agent's too: what the person later took back of it goes as well.
+    reports = [_revised(report, [r for r in revisions if r.at > at], at) for report, at in _reported_at(s)]
+    return replace(s, exchanges=exchanges, plans=plans, reports=[r for r in reports if r.strip()])
+
+
+def _reported_at(s: Session) -> list[tuple[str, int]]:
+    """Each subagent report with the exchange whose call returned it (after every exchange when none did)."""
+    at = {}
+    for i, x in enumerate(s.exchanges):
+        for call in x.calls:
+            at.setdefault(call.output, i)
+    return [(report, at.get(report, len(s.exchanges))) for report in s.reports]
 
 
 def subject(text: str) -> frozenset[str]:
     """What a line is about: its distinctive words and its code spans."""
     lowered = text.lower()
     found = {w for w in _WORD.findall(lowered) if w not in _COMMON}
-    found |= {f"`{span.strip().lower()}`" for span in _CODE.findall(text)}
-    return frozenset(found)
+    return frozenset(found | _spans(text))
 
 
 def _next_words(exchanges: list[Exchange]) -> list[str]:
@@ -120,6 +130,32 @@ def _revisions(exchanges: list[Exchange]):
             for line in text.splitlines():
                 if _AGENT_TAKES_BACK.search(line.strip()):
                     yield Revision(i, subject(line))
+
+
+def _replaced(s: Session):
+    """The code a plan the person turned down named and nothing after it did (a file to be renamed, in
+    neither the plan approved next nor the work that followed): the agent's earlier words on it were an
+    option not taken. By code only, and by name (`Flush()` and `walCheckpoint.go:241` are met in
+    "flushes" and `walCheckpoint.go:266`): a plan reworded names the same things in other words."""
+    index = {id(x): i for i, x in enumerate(s.exchanges)}
+    for at, old, new in s.replaced_plans:
+        if id(at) not in index:
+            continue
+        after = s.exchanges[index[id(at)]:]
+        later = "\n".join([new, *(t for x in after for t in x.texts), *(str(c.input) for x in after for c in x.calls)])
+        later = later.lower()
+        for line in old.splitlines():
+            if dropped := {span for span in _spans(line) if _name(span) not in later}:
+                yield Revision(index[id(at)], frozenset(dropped))
+
+
+def _name(span: str) -> str:
+    """What a code span names, without its call parentheses, line numbers, quotes and brackets."""
+    return re.sub(r"\(\)$|:\d+(?:-\d+)?$", "", span.strip("`").strip("[]\"' ")).strip("[]\"' ")
+
+
+def _spans(text: str) -> set[str]:
+    return {f"`{span.strip().lower()}`" for span in _CODE.findall(text)}
 
 
 def _revised(text: str, later: list[Revision], at: int) -> str:

@@ -74,6 +74,8 @@ class Session:
     side_runs: list[Run] = field(default_factory=list)
     edits: list[ToolCall] = field(default_factory=list)  # file edits, subagents' included
     reports: list[str] = field(default_factory=list)  # what subagents reported back (Task/Agent results)
+    # (the exchange where the person turned a plan down, that plan, the plan they approved next)
+    replaced_plans: list[tuple[Exchange, str, str]] = field(default_factory=list)
     last_user_kind: str = ""
     tail_start: int = 0  # index in `calls` of the first call after the last prompt
     cwd: str | None = None
@@ -106,6 +108,12 @@ def read(transcript: Transcript) -> Session:
     current = Exchange("", "start")
     s.exchanges.append(current)
     interrupted = False
+    turned_down: list[tuple[Exchange, str]] = []  # plans declined, until one is approved
+
+    def approved(plan: str) -> None:
+        s.plans.append(plan)
+        s.replaced_plans.extend((at, old, plan) for at, old in turned_down)
+        turned_down.clear()
 
     def open_exchange(said: str, kind: str, pasted: str = "") -> Exchange:
         nonlocal interrupted
@@ -128,12 +136,14 @@ def read(transcript: Transcript) -> Session:
                     s.reports.append(call.output)
                 if tool_kind(call) == "plan" and call.answered and call.declined is None and not call.is_error:
                     if plan := _plan_of(call):
-                        s.plans.append(plan)
+                        approved(plan)
                 if call.declined is not None:
                     interrupted = True
                     if call.declined and (words := clean_user_text(call.declined)):
                         current = open_exchange(words, "rejection")
                         interrupted = True  # what the agent does next answers the same correction
+                    if tool_kind(call) == "plan" and (plan := _plan_of(call)):
+                        turned_down.append((current, plan))
             continue
         if turn.origin == HARNESS:
             if turn.kind == "interrupt":
@@ -149,7 +159,7 @@ def read(transcript: Transcript) -> Session:
             s.commands += 1
         elif turn.kind == "plan":
             s.last_user_kind = turn.kind
-            s.plans.append(turn.text)
+            approved(turn.text)
             current = open_exchange(turn.text, "plan")
             s.tail_start = len(s.calls)
         elif turn.kind in ("prompt", "queued"):

@@ -19,7 +19,8 @@ from memgit.extract.heuristic.filters import problem, scrub
 from memgit.extract.heuristic.preferences import standing_rule, strip_filler
 from memgit.extract.heuristic.standing import asks
 from memgit.extract.heuristic.session import Session, is_edit
-from memgit.extract.heuristic.text import clip, fit_sentences, sentence_case, words
+from memgit.core.scan import clip
+from memgit.extract.heuristic.text import fit_sentences, sentence_case, words
 
 MAX_TITLE = 72
 # A log line pasted into the request's sentence ("warnings in the log: [WARNING] x.go: … dropped 7220001

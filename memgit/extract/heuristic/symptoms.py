@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
+from memgit.core.scan import clip
 from memgit.extract.heuristic.filters import scrub
-from memgit.extract.heuristic.text import clip
 
 _EXCEPTION_LINE = re.compile(r"^\s*(?:E\s+)?(?:[\w.]+\.)?(\w*(?:Error|Exception)):\s*(\S.*)$")
 _ERROR_LINE = re.compile(

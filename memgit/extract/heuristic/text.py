@@ -32,6 +32,9 @@ LOGLIKE = re.compile(
     r"diff --git|index [0-9a-f]{7}|\d+\s*(?:→|\|)|[{}\[\]]\s*,?$|\"[\w-]+\":|<[a-zA-Z!/]|\|)"
 )
 _FENCE = re.compile(r"^\s*(```|~~~)")
+# Where a source cut a long text to its head and tail (memgit.sources.trim): the line before it and the
+# line after it are halves of what was written.
+_CUT = re.compile(r"^…\[\d+ chars trimmed\]…$")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
 _BOLD_HEADING = re.compile(r"^\s*\*\*(?P<text>[^*]{2,80}?)\*\*:?\s*$")
 _NUMBERED = re.compile(r"^\d{1,2}[.)]\s+")  # "2. Updated the docs" as a heading: the number is layout
@@ -74,7 +77,11 @@ def own_words(text: str) -> str:
     of three or more log-like lines on (a pasted log and whatever follows its start)."""
     kept: list[str] = []
     fenced = False
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for at, line in enumerate(lines):
+        if _CUT.match(line.strip()):  # whether the tail of a cut text starts inside a code block
+            fenced = _opens_inside(lines[at + 1:])
+            continue
         if _FENCE.match(line):
             fenced = not fenced
             continue
@@ -122,15 +129,19 @@ def units(text: str, *, fold_items: int = 360) -> list[Unit]:
     out: list[Unit] = []
     heading = ""
     paragraph: list[str] = []
+    cut_before = False  # the paragraph being read starts where a cut text resumes: its first sentence is a half
     items: list[tuple[int, list[str]]] = []  # (indent, lines) of the current list
     fenced = False
     lead = ""  # a sentence ending with ":" that introduces the list after it
 
-    def flush_paragraph() -> None:
+    def flush_paragraph(*, cut_after: bool = False) -> None:
+        nonlocal cut_before
         if paragraph:
-            for sentence in sentences(" ".join(paragraph)):
+            said = sentences(" ".join(paragraph))
+            for sentence in said[1 if cut_before else 0:len(said) - 1 if cut_after else None]:
                 out.append(Unit(plain(sentence), heading, len(out)))
             paragraph.clear()
+        cut_before = False
 
     def introduced() -> Unit | None:
         """The sentence just emitted when it ends with ":" (it introduces what follows)."""
@@ -145,7 +156,18 @@ def units(text: str, *, fold_items: int = 360) -> list[Unit]:
             items.clear()
         lead = ""
 
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for at, line in enumerate(lines):
+        if _CUT.match(line.strip()):
+            # A long text cut mid-sentence: the sentence or item the cut ends is left out, and so is
+            # the half sentence the text resumes with.
+            if items:
+                items.pop()
+            flush_paragraph(cut_after=True)
+            flush_items()
+            fenced = _opens_inside(lines[at + 1:])
+            cut_before = True
+            continue
         if _FENCE.match(line):
             flush_paragraph()
             flush_items()
@@ -181,6 +203,12 @@ def units(text: str, *, fold_items: int = 360) -> list[Unit]:
     flush_paragraph()
     flush_items()
     return out
+
+
+def _opens_inside(tail: list[str]) -> bool:
+    """True when the tail of a cut text starts inside a code block: the whole text had its fences in
+    pairs, so an odd number of them in the tail means one was opened before the cut."""
+    return sum(1 for line in tail if _FENCE.match(line)) % 2 == 1
 
 
 # A list item that starts with a verb has its subject in the heading above it ("## CLAUDE_CODE_REMOTE"
@@ -226,15 +254,6 @@ def _folded(top: str, children: list[str]) -> str:
 
 def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
-
-
-def clip(text: str, limit: int) -> str:
-    """Cut `text` at a word boundary so it fits in `limit` characters (with an ellipsis)."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:-")
-    return cut + "…"
 
 
 def fit_sentences(parts: list[str], limit: int) -> str:

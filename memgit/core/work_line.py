@@ -1,0 +1,59 @@
+"""A session's title as a line of the work done ("Add a Make target …" -> "Added a Make target …").
+
+A title is often the person's first request word for word; what a session is told reports the work,
+not the request (the briefing's latest work, and the prompt hook naming a session it points to).
+Pure; its patterns compile when first imported, which the prompt hook does only to name a session.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memgit.core.scan import clip
+
+_IMPERATIVE = re.compile(r"^(?P<verb>[A-Za-z]+)\b(?P<rest>.*)$", re.S)
+_PAST = {"add": "Added", "fix": "Fixed", "update": "Updated", "implement": "Implemented", "make": "Made",
+         "create": "Created", "remove": "Removed", "delete": "Deleted", "refactor": "Refactored", "rename": "Renamed",
+         "move": "Moved", "write": "Wrote", "run": "Ran", "investigate": "Investigated", "analyse": "Analysed",
+         "analyze": "Analyzed", "debug": "Debugged", "review": "Reviewed", "check": "Checked", "improve": "Improved",
+         "optimize": "Optimized", "optimise": "Optimised", "consolidate": "Consolidated", "extend": "Extended",
+         "replace": "Replaced", "adopt": "Adopted", "apply": "Applied", "plan": "Planned", "do": "Did",
+         "build": "Built", "test": "Tested", "set": "Set", "change": "Changed", "convert": "Converted",
+         "migrate": "Migrated", "merge": "Merged", "split": "Split", "document": "Documented", "explain": "Explained",
+         "summarize": "Summarized", "summarise": "Summarised", "compare": "Compared", "introduce": "Introduced",
+         "enable": "Enabled", "disable": "Disabled", "upgrade": "Upgraded", "bump": "Bumped", "release": "Released",
+         "prepare": "Prepared", "draft": "Drafted", "generate": "Generated", "clean": "Cleaned", "simplify": "Simplified",
+         "restructure": "Restructured", "port": "Ported", "integrate": "Integrated", "repeat": "Repeated",
+         "trace": "Traced", "profile": "Profiled", "commit": "Committed", "push": "Pushed", "revert": "Reverted",
+         "install": "Installed", "configure": "Configured", "support": "Supported", "handle": "Handled",
+         "resolve": "Resolved", "parallelize": "Parallelized", "inline": "Inlined", "derive": "Derived",
+         "trim": "Trimmed", "allow": "Allowed", "show": "Showed", "use": "Used", "get": "Got", "find": "Found",
+         "explore": "Explored", "evaluate": "Evaluated", "look": "Looked", "research": "Researched", "audit": "Audited", "measure": "Measured"}
+_AND_VERB = re.compile(r"(\s(?:and|then|,)\s+)(" + "|".join(_PAST) + r")\b", re.I)
+_CLAUSE = re.compile(r"[,;:(]|\s[-–—]\s|\s(?:and then|then|so that|but)\s|[.?!](?:\s|$)")
+_ASKED = re.compile(r"^(?:(?:(?:can|could|would|will) you|please|pls|let'?s|i want you to|i(?:'d| would) like you to|"
+                    r"help me|i need you to)\s+)+", re.I)
+_LOOK = re.compile(r"^(?:have|take|had|took) a (?:quick |closer )?look (?:at|into)\s+", re.I)
+_QUESTION = re.compile(r"^(?:how|what|when|where|which|who|why|is|are|does|do|did|can|could|should)\b", re.I)
+_AUX_QUESTION = re.compile(r"^(?:do|does|did) (?:you|we|i|it|they|these|this)\b", re.I)  # "Do you think …", not "Do X"
+
+
+def work_line(title: str, limit: int = 90) -> str:
+    """A session's title as a line of the work done: its first clause, a request put in the past tense
+    ("Add a Make target to format …" -> "Added a Make target to format …"), so that the briefing
+    reports what was worked on rather than repeating what one prompt asked for."""
+    text = _ASKED.sub("", " ".join(title.split())).strip()
+    if _LOOK.match(text):
+        text = _AND_VERB.sub(lambda m: f"{m.group(1)}{_PAST[m.group(2).lower()].lower()}", _LOOK.sub("Looked at ", text))
+    clause = _CLAUSE.search(text, 12)
+    text = text[: clause.start()] if clause else text
+    match = _IMPERATIVE.match(text)
+    if _AUX_QUESTION.match(text):
+        text = "Looked into: " + text[0].lower() + text[1:]
+    elif match and (past := _PAST.get(match.group("verb").lower())):
+        text = past + _AND_VERB.sub(lambda m: f"{m.group(1)}{_PAST[m.group(2).lower()].lower()}", match.group("rest"))
+    elif _QUESTION.match(text):
+        text = "Looked into: " + text[0].lower() + text[1:]
+    elif text[:1].islower():
+        text = text[0].upper() + text[1:]
+    return clip(text.rstrip(" .:"), limit)
