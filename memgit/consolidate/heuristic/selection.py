@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from memgit.consolidate.heuristic.graph import Cluster
-from memgit.extract.heuristic.shell import adds_option
+from memgit.extract.heuristic.commands import adds_option
 from memgit.extract.heuristic.standing import standing
 
 # How something behaves or what it needs: the form of a lesson that still holds.

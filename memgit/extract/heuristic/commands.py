@@ -13,7 +13,7 @@ import re
 from memgit.extract.heuristic.candidate import Candidate
 from memgit.extract.heuristic.filters import is_ephemeral, problem, scrub
 from memgit.extract.heuristic.session import Run, Session
-from memgit.extract.heuristic.shell import CATEGORIES, leading_dir, parse
+from memgit.extract.heuristic.shell import CATEGORIES, as_typed, leading_dir, parse, verbatim
 
 MAX_CHARS = 160
 _VERBS = {"test": "test", "lint": "lint", "format": "format", "typecheck": "type-check", "build": "build",
@@ -56,6 +56,28 @@ def narrowed_to(command: str) -> str:
     if not partial(command):
         return ""
     return "one file" if len(_ONE_FILE.findall(command)) == 1 and not named(command) else "part of the project"
+
+
+def adds_option(failed: str, works: str) -> bool:
+    """The working command adds an option the failing one lacked (`act -j test` -> `act
+    --container-architecture linux/amd64 -j test`), rather than fixing a path or a name."""
+    return bool(_options(works) - _options(failed))
+
+
+def paths_corrected(failed: str, works: str) -> bool:
+    """The working command is the failing one with other paths or packages (`go test ./internal/api/...`
+    -> `go test ./internal/repository/...`), as typed (display pipes aside): a typo found, not a lesson."""
+    def rest(command: str) -> list[str]:
+        return [w for w in as_typed(verbatim(command)).split() if "/" not in w and not _FILE_ARG.search(w)]
+    return failed != works and rest(failed) == rest(works)
+
+
+_FILE_ARG = re.compile(r"^[\w.-]+\.\w{1,5}$")  # `main.go`, `test_x.py`: a file named alone
+
+
+def _options(command: str) -> set[str]:
+    shell = parse(command)
+    return {w.split("=", 1)[0] for w in (shell.text if shell else command).split() if w.startswith("-")}
 
 
 def named(command: str) -> bool:

@@ -22,10 +22,10 @@ from memgit.core.model import Learning, ToolCall
 from memgit.core.scan import clip
 from memgit.extract.heuristic import compaction
 from memgit.extract.heuristic.candidate import Candidate, concreteness, fluff, hedged, monologue, reasoned
-from memgit.extract.heuristic.commands import usable
+from memgit.extract.heuristic.commands import paths_corrected, usable
 from memgit.extract.heuristic.filters import drop_opener, is_ephemeral, problem, scrub
 from memgit.extract.heuristic.session import Exchange, Run, Session, is_edit
-from memgit.extract.heuristic.shell import failed, paths_corrected, program, verbatim
+from memgit.extract.heuristic.shell import failed, program, verbatim
 from memgit.extract.heuristic.symptoms import symptom
 from memgit.extract.heuristic.text import Unit, fit_sentences, sentence_case
 from memgit.extract.tools import touched_text

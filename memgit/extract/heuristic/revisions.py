@@ -12,7 +12,10 @@ and the plans lose
   or a code span, in common) no longer holds; "revert it" with nothing named undoes the exchange
   before;
 - **what the agent retracted**: "Actually, …", "I was wrong …", "on closer inspection …" — its
-  earlier statements about the same subject.
+  earlier statements about the same subject;
+- **a plan the person turned down and replaced**: the code it named that neither the plan approved
+  next nor the work after it names (a file it would have renamed) — the agent's earlier words on it,
+  a subagent's report included.
 
 Removed at the level of a line (a paragraph, a list item, a section under an option's heading), so
 a note never states a disproved claim, a rejected option or a reverted change as a fact or a
