@@ -91,8 +91,9 @@ def generated(n_notes: int, seed: int) -> list[tuple[str, list[Occurrence], tupl
 
 
 def tables(memory: Memory) -> dict[str, set[tuple]]:
-    return {table: set(memory.db.execute(f"SELECT * FROM {table}"))  # noqa: S608  (fixed names)
-            for table in ("groups", "postings", "conflicts", "counts")}
+    found = {table: set(memory.db.execute(f"SELECT * FROM {table}"))  # noqa: S608  (fixed names)
+             for table in ("groups", "conflicts")}
+    return {**found, "postings": set(memory.leaders.postings()), "counts": set(memory.leaders.counts().items())}
 
 
 def defined(found) -> dict[str, set[tuple]]:
@@ -126,7 +127,7 @@ def defined(found) -> dict[str, set[tuple]]:
                     best, best_score = other, score
         leader[key] = best
     return {"counts": set(counts.items()), "conflicts": conflicts,
-            "postings": {(0, key[0], token, ids[key]) for key in ranked for token in posted[key]},
+            "postings": {(key[0], token, ids[key]) for key in ranked for token in posted[key]},
             "leaders": {(ids[key], ids[leader[key]]) for key in ranked}}
 
 
