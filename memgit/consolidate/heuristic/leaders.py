@@ -25,7 +25,6 @@ import heapq
 import json
 import math
 import sqlite3
-from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -161,19 +160,13 @@ class Leaders:
         tokens = self._prefix(group, least)
         if not tokens:
             return []
-        found: set[int] = set()
-        for gids, in self.db.execute(f"SELECT gids FROM postings WHERE type = ? AND token IN "  # noqa: S608
-                                     f"({','.join('?' * len(tokens))})", (group.type, *tokens)):
-            found.update(unpacked(gids))
-        found.discard(group.id)
-        if not found:
-            return []
-        query = "SELECT id FROM groups WHERE id IN (SELECT value FROM json_each(?))"  # those still there
-        params: tuple = (json.dumps(sorted(found)),)
+        query = (f"SELECT DISTINCT g.id FROM postings p, json_each(p.gids) j JOIN groups g ON g.id = j.value "  # noqa: S608
+                 f"WHERE p.type = ? AND p.token IN ({','.join('?' * len(tokens))}) AND g.id != ?")
+        params: tuple = (group.type, *tokens, group.id)
         if leaders:
-            query += " AND leader = id"
+            query += " AND g.leader = g.id"
         if sizes:
-            query += " AND nwords BETWEEN ? AND ?"
+            query += " AND g.nwords BETWEEN ? AND ?"
             params += sizes
         return [gid for gid, in self.db.execute(query, params)]
 
@@ -289,13 +282,13 @@ def posted(type_: str) -> Callable[[int], float]:
     return probe if type_ in CHOICE_TYPES else threshold
 
 
-def packed(gids: Sequence[int]) -> bytes:
-    """A token's groups as the postings row holds them: 8 bytes each."""
-    return array("q", gids).tobytes()
+def packed(gids: Iterable[int]) -> str:
+    """A token's groups as its postings row holds them: a JSON list, which SQLite reads (json_each)."""
+    return f"[{','.join(map(str, gids))}]"
 
 
-def unpacked(data: bytes) -> array:
-    return array("q", data)
+def unpacked(text: str) -> list[int]:
+    return json.loads(text)
 
 
 def _gathered(postings: dict, type_: str, tokens: list[str], gid: int) -> set[int]:

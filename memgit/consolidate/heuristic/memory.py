@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS groups(id INTEGER PRIMARY KEY, type TEXT, norm TEXT, 
                                   nwords INTEGER, sessions INTEGER DEFAULT 0, latest INTEGER DEFAULT 0);
 CREATE TABLE IF NOT EXISTS members(gid INTEGER, path TEXT, seq INTEGER, text TEXT, portable INTEGER,
                                    PRIMARY KEY(gid, path, seq)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS postings(type TEXT, token TEXT, gids BLOB, PRIMARY KEY(type, token)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS postings(type TEXT, token TEXT, gids TEXT, PRIMARY KEY(type, token)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS conflicts(a INTEGER, b INTEGER, PRIMARY KEY(a, b)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS backing(gid INTEGER, session TEXT, n INTEGER, PRIMARY KEY(gid, session)) WITHOUT ROWID;
 """
