@@ -288,6 +288,7 @@ def packed(gids: Iterable[int]) -> str:
 
 
 def unpacked(text: str) -> list[int]:
+    """A token's groups from its postings row."""
     return json.loads(text)
 
 

@@ -28,8 +28,8 @@ from memgit.consolidate.heuristic.view import View
 
 SCHEMA_VERSION = 5  # 3: members stored by group, so a cluster's members are read in one range; 4: postings of
 #                    every group under the prefix `leaders.posted` says, leaders read from `groups`; 5: a token's
-#                    postings in one row, the token counts in one (a team's first build wrote ~160,000 rows
-#                    for them, a third of its SQLite time)
+#                    groups in one row (a JSON list), the token counts in one (a team's first build wrote
+#                    ~160,000 rows for them, a third of its SQLite time)
 REBUILD_GROWTH = 2  # take the token order again once the groups have doubled since it was taken
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
