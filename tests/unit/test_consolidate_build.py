@@ -91,8 +91,9 @@ def generated(n_notes: int, seed: int) -> list[tuple[str, list[Occurrence], tupl
 
 
 def tables(memory: Memory) -> dict[str, set[tuple]]:
-    return {table: set(memory.db.execute(f"SELECT * FROM {table}"))  # noqa: S608  (fixed names)
-            for table in ("groups", "postings", "conflicts", "counts")}
+    found = {table: set(memory.db.execute(f"SELECT * FROM {table}"))  # noqa: S608  (fixed names)
+             for table in ("groups", "conflicts")}
+    return {**found, "postings": set(memory.leaders.postings()), "counts": set(memory.leaders.counts().items())}
 
 
 def defined(found) -> dict[str, set[tuple]]:
@@ -126,7 +127,7 @@ def defined(found) -> dict[str, set[tuple]]:
                     best, best_score = other, score
         leader[key] = best
     return {"counts": set(counts.items()), "conflicts": conflicts,
-            "postings": {(0, key[0], token, ids[key]) for key in ranked for token in posted[key]},
+            "postings": {(key[0], token, ids[key]) for key in ranked for token in posted[key]},
             "leaders": {(ids[key], ids[leader[key]]) for key in ranked}}
 
 
@@ -159,3 +160,24 @@ def test_a_full_build_and_a_memory_grown_note_by_note_cluster_alike():
 def _clusters(memory: Memory) -> set[tuple[str, str, str]]:
     """Each group's (type, words) with its leader's words: the same whoever numbered the groups."""
     return set(memory.db.execute("SELECT g.type, g.norm, l.norm FROM groups g JOIN groups l ON l.id = g.leader"))
+
+
+def test_a_tokens_postings_follow_the_groups_as_notes_come_and_go():
+    """A token's groups are one row, rewritten as groups are posted and dropped: after a full build,
+    notes removed and others added, each group is posted under exactly its prefix (in the order the
+    build froze), no group that left is, and the clusters are those of a full build of what is left."""
+    found = generated(300, seed=5)
+    kept, gone, later = found[:150], found[150:220], found[220:]
+    with Memory() as memory, Memory() as whole:
+        memory.build(kept + gone)
+        for path, _, _ in gone:
+            memory.remove(path)
+        for path, learnings, meta in later:
+            memory.add_occurrences(path, learnings, meta)
+        groups = [memory.leaders.group(gid) for gid, in memory.db.execute("SELECT id FROM groups")]
+        assert len(groups) > 200
+        expected = {(g.type, token, g.id) for g in groups
+                    for token in memory.leaders._prefix(g, probe if g.type in CHOICE_TYPES else threshold)}
+        assert set(memory.leaders.postings()) == expected
+        whole.build(kept + later)
+        assert _clusters(memory) == _clusters(whole)

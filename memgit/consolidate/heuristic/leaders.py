@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import json
 import math
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -32,7 +33,7 @@ from memgit.consolidate.heuristic.graph import (
     CHOICE_TYPES, THRESHOLD, Signature, contradicts, probe, signature, similar, threshold,
 )
 
-EVERYONE = 0  # the postings' kind: every group's prefix (the table keeps the column; leaders are read from `groups`)
+COUNTS = "token counts"  # the Memory's meta key of the token counts the order is taken from (JSON)
 EPS = 1e-9  # how far `_reaching` leans each bound toward keeping a pair (floating point)
 
 
@@ -64,7 +65,7 @@ class Leaders:
         self._static: dict[int, tuple[tuple[int, str, str], Signature]] = {}  # gid -> (rank, signature)
 
     def assign_all(self, groups: Sequence[Group], counts: dict[str, int]) -> tuple[
-            dict[tuple[int, str, str], list[int]], dict[int, int], list[tuple[int, int]]]:
+            dict[tuple[str, str], list[int]], dict[int, int], list[tuple[int, int]]]:
         """Decide every group at once, in priority order, with the token order taken from `counts` (it
         counts every word of `groups`): return the postings, each group's leader and the
         contradictions, for the caller to write.
@@ -78,7 +79,7 @@ class Leaders:
         self._order = counts
         self._static.clear()
         static = self._static
-        postings: dict[tuple[int, str, str], list[int]] = {}
+        postings: dict[tuple[str, str], list[int]] = {}
         leader_of: dict[int, int] = {}
         conflicts: list[tuple[int, int]] = []
         leads: dict[str, dict[str, dict[tuple[int, int], list[int]]]] = {}  # type -> token -> (words, place) -> leaders
@@ -100,7 +101,7 @@ class Leaders:
             else:
                 probing = leading
             for token in probing:
-                postings.setdefault((EVERYONE, kind, token), []).append(gid)
+                postings.setdefault((kind, token), []).append(gid)
             of_kind = leads.setdefault(kind, {})
             leader = self._pick(group, _reaching(of_kind, leading, n, least)) if of_kind and n else gid
             leader_of[gid] = leader
@@ -114,15 +115,28 @@ class Leaders:
                         bucket.append(gid)
         return postings, leader_of, conflicts
 
-    def _counts(self) -> dict[str, int]:
+    def keep_counts(self, counts: dict[str, int]) -> None:
+        """Store the token counts of a full build (one row: they are read and written whole)."""
+        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (COUNTS, json.dumps(counts)))
+        self._order = counts
+
+    def counts(self) -> dict[str, int]:
+        """The token counts the order of prefixes is taken in (as of the last full build)."""
         if self._order is None:
-            self._order = dict(self.db.execute("SELECT token, n FROM counts"))
+            row = self.db.execute("SELECT value FROM meta WHERE key = ?", (COUNTS,)).fetchone()
+            self._order = json.loads(row[0]) if row else {}
         return self._order
+
+    def postings(self) -> Iterator[tuple[str, str, int]]:
+        """Every (type, token, group) posted."""
+        for kind, token, gids in self.db.execute("SELECT type, token, gids FROM postings"):
+            for gid in unpacked(gids):
+                yield kind, token, gid
 
     def _prefix(self, group: Group, least: Callable[[int], float]) -> list[str]:
         """The tokens two sets that meet `least` share at least one of (each set uses its own share: a
         pair must meet the higher of the two, so the longer prefix of the two is always enough)."""
-        counts = self._counts()
+        counts = self.counts()
         ordered = sorted(signature(group.type, group.norm).words, key=lambda w: (counts.get(w, 0), w))
         return ordered[: len(ordered) - math.ceil(least(len(ordered)) * len(ordered)) + 1]
 
@@ -146,10 +160,9 @@ class Leaders:
         tokens = self._prefix(group, least)
         if not tokens:
             return []
-        marks = ",".join("?" * len(tokens))
-        query = (f"SELECT DISTINCT p.gid FROM postings p JOIN groups g ON g.id = p.gid WHERE p.kind = ? AND "  # noqa: S608
-                 f"p.type = ? AND p.token IN ({marks}) AND p.gid != ?")
-        params: tuple = (EVERYONE, group.type, *tokens, group.id)
+        query = (f"SELECT DISTINCT g.id FROM postings p, json_each(p.gids) j JOIN groups g ON g.id = j.value "  # noqa: S608
+                 f"WHERE p.type = ? AND p.token IN ({','.join('?' * len(tokens))}) AND g.id != ?")
+        params: tuple = (group.type, *tokens, group.id)
         if leaders:
             query += " AND g.leader = g.id"
         if sizes:
@@ -158,11 +171,20 @@ class Leaders:
         return [gid for gid, in self.db.execute(query, params)]
 
     def _post(self, group: Group, *, add: bool) -> None:
-        rows = [(EVERYONE, group.type, token, group.id) for token in self._prefix(group, posted(group.type))]
-        if add:
-            self.db.executemany("INSERT OR IGNORE INTO postings(kind, type, token, gid) VALUES (?, ?, ?, ?)", rows)
-        else:
-            self.db.executemany("DELETE FROM postings WHERE kind = ? AND type = ? AND token = ? AND gid = ?", rows)
+        """Post the group under its prefix's tokens, or take it off them (a token's groups are one row)."""
+        for token in self._prefix(group, posted(group.type)):
+            row = self.db.execute("SELECT gids FROM postings WHERE type = ? AND token = ?",
+                                  (group.type, token)).fetchone()
+            gids = set(unpacked(row[0])) if row else set()
+            if add:
+                gids.add(group.id)
+            else:
+                gids.discard(group.id)
+            if gids:
+                self.db.execute("INSERT OR REPLACE INTO postings(type, token, gids) VALUES (?, ?, ?)",
+                                (group.type, token, packed(sorted(gids))))
+            elif row:
+                self.db.execute("DELETE FROM postings WHERE type = ? AND token = ?", (group.type, token))
 
     def _similar(self, group: Group) -> list[Group]:
         """The groups similar to `group` (its followers among them): those a change of it may affect."""
@@ -260,11 +282,21 @@ def posted(type_: str) -> Callable[[int], float]:
     return probe if type_ in CHOICE_TYPES else threshold
 
 
+def packed(gids: Iterable[int]) -> str:
+    """A token's groups as its postings row holds them: a JSON list, which SQLite reads (json_each)."""
+    return f"[{','.join(map(str, gids))}]"
+
+
+def unpacked(text: str) -> list[int]:
+    """A token's groups from its postings row."""
+    return json.loads(text)
+
+
 def _gathered(postings: dict, type_: str, tokens: list[str], gid: int) -> set[int]:
     """The groups posted under any of `tokens` (of type `type_`), but `gid`."""
     found: set[int] = set()
     for token in tokens:
-        found.update(postings.get((EVERYONE, type_, token), ()))
+        found.update(postings.get((type_, token), ()))
     found.discard(gid)
     return found
 

@@ -22,35 +22,36 @@ from itertools import chain
 from memgit.core.model import Note
 from memgit.consolidate.heuristic import view as view_mod
 from memgit.consolidate.heuristic.graph import Cluster, Occurrence, desc, group_key, note_occurrences, recency, signature
-from memgit.consolidate.heuristic.leaders import Group, Leaders, priority_of
+from memgit.consolidate.heuristic.leaders import Group, Leaders, packed, priority_of
 from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, portable
 from memgit.consolidate.heuristic.view import View
 
-SCHEMA_VERSION = 4  # 3: members stored by group, so a cluster's members are read in one range; 4: postings of
-#                    every group under the prefix `leaders.posted` says, leaders read from `groups`
+SCHEMA_VERSION = 5  # 3: members stored by group, so a cluster's members are read in one range; 4: postings of
+#                    every group under the prefix `leaders.posted` says, leaders read from `groups`; 5: a token's
+#                    groups in one row (a JSON list), the token counts in one (a team's first build wrote
+#                    ~160,000 rows for them, a third of its SQLite time)
 REBUILD_GROWTH = 2  # take the token order again once the groups have doubled since it was taken
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS notes(path TEXT PRIMARY KEY, version TEXT, session TEXT, stamp INTEGER,
                                  "when" TEXT, title TEXT, source TEXT) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS groups(id INTEGER PRIMARY KEY, type TEXT, norm TEXT, priority INTEGER, leader INTEGER,
-                                  nwords INTEGER, sessions INTEGER DEFAULT 0, latest INTEGER DEFAULT 0,
-                                  UNIQUE(type, norm));
+                                  nwords INTEGER, sessions INTEGER DEFAULT 0, latest INTEGER DEFAULT 0);
 CREATE TABLE IF NOT EXISTS members(gid INTEGER, path TEXT, seq INTEGER, text TEXT, portable INTEGER,
                                    PRIMARY KEY(gid, path, seq)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS postings(kind INTEGER, type TEXT, token TEXT, gid INTEGER,
-                                    PRIMARY KEY(kind, type, token, gid)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS postings(type TEXT, token TEXT, gids TEXT, PRIMARY KEY(type, token)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS conflicts(a INTEGER, b INTEGER, PRIMARY KEY(a, b)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS backing(gid INTEGER, session TEXT, n INTEGER, PRIMARY KEY(gid, session)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS counts(token TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
 """
 # The secondary indexes, apart: a full build drops them, fills the tables, and makes them again (made
 # over rows already there, they cost less than kept up to date row by row: the bench's team memory of
-# 31,619 groups is written in ~1.8 s instead of ~2.4 s).
-_INDEXES = {
-    "groups_leader": "ON groups(leader)",
-    "groups_lonely": "ON groups(type, latest DESC, norm) WHERE leader = id AND sessions <= 1",
-    "members_path": "ON members(path, seq)",
+# 31,619 groups is written in ~1.8 s instead of ~2.4 s). A group's key is one of them: unique, as a
+# constraint of the table kept it (whose index could not be dropped).
+_INDEXES = {  # name: (kind, what)
+    "groups_key": ("UNIQUE INDEX", "ON groups(type, norm)"),
+    "groups_leader": ("INDEX", "ON groups(leader)"),
+    "groups_lonely": ("INDEX", "ON groups(type, latest DESC, norm) WHERE leader = id AND sessions <= 1"),
+    "members_path": ("INDEX", "ON members(path, seq)"),
 }
 
 
@@ -77,8 +78,8 @@ class Memory:
         # Reading a cluster's members is random access over a file of tens of MB: mapped, it costs
         # half what it does through SQLite's 2 MB page cache and read() calls.
         self.db.execute("PRAGMA mmap_size=268435456")
-        self.db.executescript(_SCHEMA + "".join(f"CREATE INDEX IF NOT EXISTS {name} {what};\n"
-                                                for name, what in _INDEXES.items()))
+        self.db.executescript(_SCHEMA + "".join(f"CREATE {kind} IF NOT EXISTS {name} {what};\n"
+                                                for name, (kind, what) in _INDEXES.items()))
         self.leaders = Leaders(self.db)
 
     def close(self) -> None:
@@ -161,11 +162,11 @@ class Memory:
         postings, leader_of, conflicts = self.leaders.assign_all(groups, counts)
         with self.db:
             self.db.execute("BEGIN")
-            for table in ("notes", "groups", "members", "postings", "conflicts", "counts", "backing"):
+            for table in ("notes", "groups", "members", "postings", "conflicts", "backing"):
                 self.db.execute(f"DELETE FROM {table}")  # noqa: S608  (fixed names)
             for name in _INDEXES:
                 self.db.execute(f"DROP INDEX IF EXISTS {name}")  # noqa: S608  (fixed names)
-            self.db.executemany("INSERT INTO counts(token, n) VALUES (?, ?)", counts.items())
+            self.leaders.keep_counts(counts)
             self.db.executemany("INSERT INTO backing(gid, session, n) VALUES (?, ?, ?)",
                                 [(gid, session, n) for (gid, session), n in backing.items()])
             self.set("ordered_at", len(keys))
@@ -176,11 +177,11 @@ class Memory:
                                 [(g.id, g.type, g.norm, g.priority, leader_of[g.id], len(signature(g.type, g.norm).words),
                                   supported[g.id], latest[g.id]) for g in groups])
             self.db.executemany("INSERT INTO members(gid, path, seq, text, portable) VALUES (?, ?, ?, ?, ?)", members)
-            self.db.executemany("INSERT INTO postings(kind, type, token, gid) VALUES (?, ?, ?, ?)",
-                                [(*key, gid) for key, gids in postings.items() for gid in gids])
+            self.db.executemany("INSERT INTO postings(type, token, gids) VALUES (?, ?, ?)",
+                                [(*key, packed(gids)) for key, gids in postings.items()])
             self.db.executemany("INSERT OR IGNORE INTO conflicts(a, b) VALUES (?, ?)", conflicts)
-            for name, what in _INDEXES.items():
-                self.db.execute(f"CREATE INDEX {name} {what}")  # noqa: S608  (fixed names)
+            for name, (kind, what) in _INDEXES.items():
+                self.db.execute(f"CREATE {kind} {name} {what}")  # noqa: S608  (fixed names)
 
     def add(self, path: str, note: Note, *, version: str = "", source: str = "") -> None:
         """Add (or replace) the note at `path`; `version` says which content it was (a blob id)."""
