@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memgit.core.model import ToolCall, Transcript
+from memgit.core.model import TRIMMED_PATTERN, ToolCall, Transcript
 from memgit.core.scopes import last_part, normalise_remote
 
 ORIGIN = "origin"  # `git remote -v` / `get-url` / `config remote.origin.url` in the project: decides alone
@@ -255,7 +255,7 @@ def project_files(transcript: Transcript, roots: Iterable[str]) -> dict[str, str
     return found
 
 
-_TRIMMED = re.compile(r"\n…\[\d+ chars trimmed\]…\n")  # memgit.sources.trim: a long output's head and tail
+_TRIMMED = re.compile(rf"\n{TRIMMED_PATTERN}\n")  # memgit.sources.trim: a long output's head and tail
 _BLANK = re.compile(r"^\s*(?:\d+(?:→|\t))?\s*$")  # an empty line, with or without a line number
 
 

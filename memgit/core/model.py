@@ -7,6 +7,11 @@ from typing import Any
 
 from memgit.core.vocab import LEARNING_TYPES  # noqa: F401  (re-exported: a learning's type is one of them)
 
+# Where a source cut a long text to its head and tail (memgit.sources.trim), on a line of its own; what
+# reads such text (memgit.core.evidence, memgit.extract.heuristic.text) finds the line by TRIMMED_PATTERN.
+TRIMMED = "…[{} chars trimmed]…"
+TRIMMED_PATTERN = r"…\[\d+ chars trimmed\]…"
+
 AGENT_CLAUDE_CODE = "claude-code"
 AGENT_CODEX = "codex"
 AGENT_GEMINI = "gemini-cli"

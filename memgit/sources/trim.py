@@ -11,6 +11,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from memgit.core.model import TRIMMED
+
 Clean = Callable[[str], str]  # redacts a text (sync passes its configured redaction)
 
 OUTPUT_HEAD = OUTPUT_TAIL = 1500  # kept of each tool output
@@ -41,7 +43,7 @@ def trim(text: str, head: int, tail: int, clean: Clean = redact) -> str:
     size = len(text)
     if size <= head + tail:
         return text
-    return f"{text[:head]}\n…[{size - head - tail} chars trimmed]…\n{text[size - tail:]}"
+    return f"{text[:head]}\n{TRIMMED.format(size - head - tail)}\n{text[size - tail:]}"
 
 
 def trim_value(value: Any, clean: Clean = redact, depth: int = 0) -> Any:

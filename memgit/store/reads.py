@@ -115,26 +115,18 @@ class RepoReads:
     def read(self, rev: str, path: str) -> bytes | None:
         """Return a file's content at rev, or None if the file (or the rev) does not exist."""
         entry = self._lookup(rev, path)
-        if entry is None or not stat.S_ISREG(entry[0]) and not stat.S_ISLNK(entry[0]):
-            return None
-        return self._objects[entry[1]].data
+        return self._objects[entry[1]].data if _is_file(entry) else None
 
     def exists(self, rev: str, path: str) -> bool:
         """Tell whether a file exists at rev."""
-        entry = self._lookup(rev, path)
-        return entry is not None and (stat.S_ISREG(entry[0]) or stat.S_ISLNK(entry[0]))
+        return _is_file(self._lookup(rev, path))
 
     def exists_at(self, rev: str) -> Callable[[str], bool]:
         """`exists` for many paths at one rev: the rev is resolved once (each resolution looks for a
         branch of that name on the disk first: a summary's hundreds of links paid it each)."""
         sha = self._resolve(rev)
         tree = self._objects[sha].tree if sha is not None else None
-
-        def exists(path: str) -> bool:
-            entry = self._objects.lookup(tree, path.strip("/").encode()) if tree is not None else None
-            return entry is not None and (stat.S_ISREG(entry[0]) or stat.S_ISLNK(entry[0]))
-
-        return exists
+        return lambda path: tree is not None and _is_file(self._objects.lookup(tree, path.strip("/").encode()))
 
     def list(self, rev: str, prefix: str = "") -> list[str]:
         """Return the file paths under directory prefix ("" for all) at rev, sorted."""
@@ -326,3 +318,8 @@ class RepoReads:
         if sha is None:
             return None
         return self._objects.lookup(self._objects[sha].tree, path.strip("/").encode())
+
+
+def _is_file(entry: tuple[int, bytes] | None) -> bool:
+    """A tree entry that is a file (or a link), not a folder nor a submodule."""
+    return entry is not None and (stat.S_ISREG(entry[0]) or stat.S_ISLNK(entry[0]))

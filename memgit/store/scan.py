@@ -12,7 +12,7 @@ import hashlib
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from memgit.core import redact
 from memgit.core.names import safe_text
@@ -48,9 +48,7 @@ def scan(repo, extra_patterns: Sequence[str] = (), *, caches: bool = True) -> li
     Args:
         caches: also the files under .git/memgit (derived: deleting them removes a finding there).
     """
-    def check(text: str) -> list[redact.Finding]:
-        return redact.find_secrets(text, extra_patterns)
-
+    check = _checker(extra_patterns)
     found = _in_objects(repo.objects(), extra_patterns)
     for ref in repo.refs():
         found += [Found(f.kind, "branch name" if ref.startswith("refs/heads/") else "ref name", path=ref)
@@ -74,10 +72,13 @@ def _named_safely(found: list[Found], extra_patterns: Sequence[str]) -> list[Fou
     return [replace(f, path=safe_text(f.path, extra_patterns)) for f in found]
 
 
-def _in_objects(objects: Iterable[StoredObject], extra_patterns: Sequence[str]) -> list[Found]:
-    def check(text: str) -> list[redact.Finding]:
-        return redact.find_secrets(text, extra_patterns)
+def _checker(extra_patterns: Sequence[str]) -> Callable[[str], list[redact.Finding]]:
+    """What finds the possible secrets of one text, with the person's own patterns."""
+    return lambda text: redact.find_secrets(text, extra_patterns)
 
+
+def _in_objects(objects: Iterable[StoredObject], extra_patterns: Sequence[str]) -> list[Found]:
+    check = _checker(extra_patterns)
     found: list[Found] = []
     blobs: dict[str, list[redact.Finding]] = {}  # flagged blob -> its findings
     names: dict[str, list[tuple[str, redact.Finding]]] = {}  # tree -> (entry name, finding)
@@ -188,6 +189,5 @@ def scan_since(repo, seen: dict[str, str], extra_patterns: Sequence[str] = ()) -
         haves = [sha.encode() for sha in seen.values() if sha.encode() in store]
         ids = [sha for sha, _ in MissingObjectFinder(store, haves=haves, wants=wants)]
         found = _in_objects(stored_objects(store, ids), extra_patterns)
-    found += _files(repo.git_dir / "memgit" / "drafts", "cache", lambda text: redact.find_secrets(text, extra_patterns),
-                    repo.git_dir)
+    found += _files(repo.git_dir / "memgit" / "drafts", "cache", _checker(extra_patterns), repo.git_dir)
     return _named_safely(found, extra_patterns)

@@ -121,7 +121,7 @@ def command_line(kinds: tuple[str, ...], c: Cluster) -> str:
     label = " and ".join([labels[0], *(x if x.startswith("CI") else x.lower() for x in labels[1:])])
     parts = [where] if where else []
     if set(kinds) <= _ON_FILES and not _clean(form)[0]:  # only a narrowed run is known: said, not passed off as the whole
-        parts += [narrowed_to(t) for t in typed if narrowed_to(t)][:1]
+        parts += [part for part in map(narrowed_to, typed) if part][:1]
     if parts:
         label += f" ({', '.join(parts)})"
     return f"- {label}: {', '.join(shown)}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memgit.core.model import TRIMMED_PATTERN
 from memgit.core.vocab import slugify
 
 # What the harness put around the person's words is not in their turn (the sources split it off and
@@ -32,9 +33,9 @@ LOGLIKE = re.compile(
     r"diff --git|index [0-9a-f]{7}|\d+\s*(?:→|\|)|[{}\[\]]\s*,?$|\"[\w-]+\":|<[a-zA-Z!/]|\|)"
 )
 _FENCE = re.compile(r"^\s*(```|~~~)")
-# Where a source cut a long text to its head and tail (memgit.sources.trim): the line before it and the
-# line after it are halves of what was written.
-_CUT = re.compile(r"^…\[\d+ chars trimmed\]…$")
+# Where a source cut a long text to its head and tail: the line before it and the line after it are
+# halves of what was written.
+_CUT = re.compile(rf"^{TRIMMED_PATTERN}$")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
 _BOLD_HEADING = re.compile(r"^\s*\*\*(?P<text>[^*]{2,80}?)\*\*:?\s*$")
 _NUMBERED = re.compile(r"^\d{1,2}[.)]\s+")  # "2. Updated the docs" as a heading: the number is layout
