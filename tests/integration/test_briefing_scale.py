@@ -120,3 +120,21 @@ def test_no_learning_quotes_a_text_where_a_source_cut_it(told):
     # start or end mid-word ("…[534 chars trimmed]… s: Manual checkpoint cleanup …").
     memory = git(told["repo"], "show", f"{told['branch']}:MEMORY.md")
     assert "chars trimmed" not in memory
+
+
+def test_what_the_person_said_while_doing_a_recurring_task_is_told_with_its_file(told):
+    # ReleaseNotes.md was updated in seven sessions of few files each: the corrections made there hold for
+    # the next release. Each line told this way names a file three or more of those sessions edited.
+    from memgit.core.edited import edited_files
+    from memgit.core.notes import parse_note
+
+    repo, branch = told["repo"], told["branch"]
+    edits = {}
+    for path in git(repo, "ls-tree", "-r", "--name-only", branch, "sessions/").split():
+        for name in edited_files(parse_note(git(repo, "show", f"{branch}:{path}")).summary):
+            edits[name] = edits.get(name, 0) + 1
+    told_with_file = [r for r in section(told["summary"], "Preferences and conventions") if "(while editing" in r]
+    assert any("`ReleaseNotes.md`" in rule and "version" in rule for rule in told_with_file), told_with_file
+    for rule in told_with_file:
+        named = re.findall(r"`([^`]+)`", rule.rsplit("(while editing", 1)[1])
+        assert named and all(edits.get(name, 0) >= 3 for name in named), (rule, edits)

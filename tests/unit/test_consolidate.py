@@ -10,6 +10,7 @@ import pytest
 from memgit.core import tokens
 from memgit.consolidate import _markdown, heuristic
 from memgit.consolidate.heuristic import briefing, skills
+from memgit.core.edited import edited_files, phrase as edited_phrase
 from memgit.core.model import Learning, Note
 from memgit.core.notes import split_front_matter
 from memgit.core.scopes import Project
@@ -18,14 +19,17 @@ ROOT = Path(__file__).resolve().parents[2]
 PROJECT = Project(branch="projects/pinion", name="pinion", remotes=("github.com/acme/pinion",), paths=())
 
 
-def note(n: int, *learnings: tuple[str, str], day: int | None = None, title: str = "", keywords=()) -> tuple[str, Note]:
-    """A note for session n, dated 2026-01-<day> (default: n), holding (type, text) learnings."""
+def note(n: int, *learnings: tuple[str, str], day: int | None = None, title: str = "", keywords=(),
+         edited=()) -> tuple[str, Note]:
+    """A note for session n, dated 2026-01-<day> (default: n), holding (type, text) learnings; its
+    paragraph says it edited the files `edited`, as the extractor words it."""
     day = day if day is not None else 1 + n % 28
     date = f"2026-01-{day:02d}"
     sid = f"{n:08x}-0000-4000-8000-000000000000"
     path = f"sessions/2026/01/{date}-s{n}-{sid[:8]}.md"
     return path, Note(session=f"claude-code/{sid}", agent="claude-code", project="pinion",
                       title=title or f"Session {n}", learnings=[Learning(t, x) for t, x in learnings],
+                      summary=f"The agent {edited_phrase(list(edited))}." if edited else "",
                       started=f"{date}T10:00:00Z", ended=f"{date}T11:00:00Z", keywords=list(keywords))
 
 
@@ -172,6 +176,45 @@ def test_the_summary_keeps_standing_corrections_and_memory_md_every_one():
     assert [ask in result.summary_md for ask in standing + one_off] == [True] * 3 + [False] * 6
 
 
+def test_what_the_person_said_in_work_that_recurs_reaches_the_summary_with_its_file():
+    # Release notes are updated before every release (fixtures/scale: ReleaseNotes.md, edited in 8 of 82
+    # sessions): what the person corrected there holds for the next time. The same kind of remark made
+    # in one-off work, or in a session that touched many files, stays in MEMORY.md.
+    said = 'The user corrected the agent: "{}"'
+    version = said.format("1.5.4 is not yet released. The version can stay there")
+    elsewhere = said.format("The timeout can stay at thirty seconds for the importer")
+    broad = said.format("Keep the old flag name as an alias for the next minor version")
+    notes = [note(1, TEST, edited=["ReleaseNotes.md"]), note(2, TEST, edited=["ReleaseNotes.md", "Makefile"]),
+             note(3, ("convention", version), edited=["Makefile", "ReleaseNotes.md"]),
+             note(4, ("convention", elsewhere), edited=["importer.go"]),
+             note(5, ("convention", broad), edited=["ReleaseNotes.md", "a.go", "b.go", "c.go"]),
+             note(6, ("preference", "Never bump the version in a docs-only change."), edited=["ReleaseNotes.md"])]
+    result = run(notes)
+    assert f"{version} (while editing `ReleaseNotes.md`)" in result.summary_md
+    assert elsewhere not in result.summary_md and broad not in result.summary_md
+    assert all(text in result.memory_md for text in (version, elsewhere, broad))
+    # A rule stated in general terms stands on its own: no file is named after it.
+    assert "- Never bump the version in a docs-only change.\n" in result.summary_md
+    # Two sessions (with the broad one, which does not count) are not yet a task that recurs.
+    assert version not in run(notes[2:]).summary_md
+
+
+def test_the_files_a_session_edited_are_kept_in_the_cache_through_a_rebuild(tmp_path):
+    from memgit.consolidate.heuristic.memory import Memory
+
+    notes = big_scope(60, seed=3)
+    expected = {path: edited_files(n.summary) for path, n in notes}  # (tests/unit/test_edited.py reads them)
+    assert sum(1 for e in expected.values() if e) > 30
+    memory = Memory(str(tmp_path / "cache.db"))
+    for path, n in notes:
+        memory.add(path, n)
+    assert {i.path: i.edited for i in memory.infos()} == expected
+    before = run(memory)
+    memory._rebuild()  # what a memory that doubled since its token order was taken does
+    assert [(i.path, i.edited) for i in memory.infos()] == [(i.path, i.edited) for i in Memory.of(notes).infos()]
+    assert run(memory).summary_md == before.summary_md
+
+
 def test_the_summary_holds_no_fragment():
     notes = [note(n, ("fact", "The parser lives in `src/parse.py`."), ("fact", "and then the"),
                   ("gotcha", "Here's what happened:")) for n in (1, 2)]
@@ -238,7 +281,8 @@ def big_scope(n_notes: int, seed: int = 7):
             else:
                 text = " ".join([rnd.choice(common)] + rnd.sample(vocab, rnd.randint(5, 12))).capitalize() + "."
             learnings.append((kind, text))
-        notes.append(note(i, *learnings, day=1 + i % 28, keywords=[rnd.choice(common)]))
+        edited = rnd.sample(["ReleaseNotes.md", "api.go", "db.go", "README.md", "x.py"], rnd.randint(0, 5))
+        notes.append(note(i, *learnings, day=1 + i % 28, keywords=[rnd.choice(common)], edited=edited))
     return notes
 
 

@@ -25,6 +25,7 @@ from memgit.consolidate.heuristic.memory import NoteInfo
 from memgit.consolidate.heuristic.memory_md import link_label
 from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, MIN_PROJECTS
 from memgit.consolidate.heuristic.selection import REPORTED, briefed
+from memgit.extract.heuristic.standing import instructed, stated_generally
 from memgit.core.vocab import MAIN, PREFIX, TYPES
 from memgit.core.work_line import work_line
 
@@ -38,6 +39,9 @@ MAX_PINNED_CHARS = 800  # of one pinned note in the summary; MEMORY.md links the
 MIN_PINNED_CHARS = 160
 MAX_ABOUT = 320
 RECENT_SESSIONS = 4
+RECURRING = 3  # sessions that edited a file: its work recurs
+MAX_FOCUS = 3  # files a session edited, at most, for them to say what the person's words there were about
+PERSONAL = ("preference", "convention")
 PROJECT_SECTIONS = ("How to build and test", "Pinned notes", *dict.fromkeys(_SECTION.values()),
                     "Latest work", "Where to look deeper")
 GLOBAL_SECTIONS = ("Pinned notes", "Preferences", "Across projects", "Where to look deeper")
@@ -47,12 +51,14 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-def sentence(c: Cluster) -> str | None:
-    """A learning as a summary line: a complete sentence, with its support when it recurs."""
+def sentence(c: Cluster, files: Sequence[str] = ()) -> str | None:
+    """A learning as a summary line: a complete sentence, with its support when it recurs, or with the
+    files its one session edited when that is what the person's words were about."""
     if problem(c.text) and c.type != "command":
         return None
     strength = f" ({plural(c.support, 'session')}{', ' + c.tier if c.tier else ''})" if c.support >= 2 else ""
-    return f"- {_finding(c.text)}{strength}"
+    about_ = f" (while editing {', '.join(f'`{name}`' for name in files)})" if files else ""
+    return f"- {_finding(c.text)}{strength}{about_}"
 
 
 MAX_REPORT = 100
@@ -115,13 +121,37 @@ def more_pinned(doc: Document, paths: Sequence[str], branch: str) -> None:
 # ---- the learnings that earn a line ----------------------------------------------------------------
 
 
-def _capped(clusters: Sequence[Cluster], types: Collection[str]) -> list[Cluster]:
-    """Those that earn a line (selection.briefed), most supported first (stable: the most recent
-    first within), at most CAPS[type] of each type."""
+class Work:
+    """What the sessions edited, for the person's one-session words. A task that recurs (three or more
+    sessions edited the same file among a few: the release notes before each release) will be done
+    again, so what the person said in it holds for the next time, and the file says what it was about
+    ("Do not assume any order in the state slice", while editing `nats.go`)."""
+
+    def __init__(self, notes: Sequence[tuple[str, NoteInfo]]) -> None:
+        self.edited = {path: info.edited for path, info in notes if 0 < len(info.edited) <= MAX_FOCUS}
+        counts = Counter(name for files in self.edited.values() for name in files)
+        self.recurring = frozenset(name for name, n in counts.items() if n >= RECURRING)
+
+    def context(self, c: Cluster) -> tuple[str, ...]:
+        """The recurring files the one session of a person's remark edited; () for a rule stated in
+        general terms or written into the project's instructions, which is about no file."""
+        if c.type not in PERSONAL or c.support != 1 or instructed(c.text) or stated_generally(c.text):
+            return ()
+        return tuple(name for name in self.edited.get(c.occurrences[0].path, ()) if name in self.recurring)
+
+    def recurs(self, c: Cluster) -> bool:
+        """A one-session remark of the person's, made in work that recurs."""
+        return c.superseded_by is None and bool(self.context(c))
+
+
+def _capped(clusters: Sequence[Cluster], types: Collection[str], work: Work | None = None) -> list[Cluster]:
+    """Those that earn a line (selection.briefed, then what the person said in recurring work), most
+    supported first (stable: the most recent first within), at most CAPS[type] of each type."""
     taken: Counter[str] = Counter()
     out = []
-    for c in sorted(clusters, key=lambda c: -c.support):
-        if c.type not in types or taken[c.type] >= CAPS[c.type] or not briefed(c):
+    held = [(c, briefed(c)) for c in clusters if c.type in types]
+    for c, on_its_own in sorted(held, key=lambda cb: (-cb[0].support, not cb[1])):
+        if taken[c.type] >= CAPS[c.type] or not (on_its_own or work and work.recurs(c)):
             continue
         taken[c.type] += 1
         out.append(c)
@@ -160,8 +190,9 @@ def project_summary(label: str, scope: str, project: Project | None, notes: Sequ
     for i, (kinds, c) in enumerate(howto.purposes(clusters, replaced)):
         doc.offer(Line("How to build and test", howto.command_line(kinds, c), (i,)))
     current = [c for c in holding if c.type in ("preference", "convention") or not howto.runs(c, replaced)]
-    for i, c in enumerate(_capped(current, _SECTION)):
-        if line := sentence(c):
+    work = Work(notes)
+    for i, c in enumerate(_capped(current, _SECTION, work)):
+        if line := sentence(c, work.context(c)):
             doc.offer(Line(_SECTION[c.type], line, (i,)))
     recent = sorted(notes, key=lambda pn: (pn[1].when, pn[0]), reverse=True)[:RECENT_SESSIONS]
     for i, (_, info) in enumerate(recent):

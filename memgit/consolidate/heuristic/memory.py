@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
+from memgit.core.edited import edited_files
 from memgit.core.model import Note
 from memgit.consolidate.heuristic import view as view_mod
 from memgit.consolidate.heuristic.graph import Cluster, Occurrence, desc, group_key, note_occurrences, recency, signature
@@ -26,15 +27,15 @@ from memgit.consolidate.heuristic.leaders import Group, Leaders, packed, priorit
 from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, portable
 from memgit.consolidate.heuristic.view import View
 
-SCHEMA_VERSION = 5  # 3: members stored by group, so a cluster's members are read in one range; 4: postings of
+SCHEMA_VERSION = 6  # 3: members stored by group, so a cluster's members are read in one range; 4: postings of
 #                    every group under the prefix `leaders.posted` says, leaders read from `groups`; 5: a token's
 #                    groups in one row (a JSON list), the token counts in one (a team's first build wrote
-#                    ~160,000 rows for them, a third of its SQLite time)
+#                    ~160,000 rows for them, a third of its SQLite time); 6: the files each note's session edited
 REBUILD_GROWTH = 2  # take the token order again once the groups have doubled since it was taken
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS notes(path TEXT PRIMARY KEY, version TEXT, session TEXT, stamp INTEGER,
-                                 "when" TEXT, title TEXT, source TEXT) WITHOUT ROWID;
+                                 "when" TEXT, title TEXT, source TEXT, edited TEXT) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS groups(id INTEGER PRIMARY KEY, type TEXT, norm TEXT, priority INTEGER, leader INTEGER,
                                   nwords INTEGER, sessions INTEGER DEFAULT 0, latest INTEGER DEFAULT 0);
 CREATE TABLE IF NOT EXISTS members(gid INTEGER, path TEXT, seq INTEGER, text TEXT, portable INTEGER,
@@ -63,6 +64,7 @@ class NoteInfo:
     session: str
     when: str
     title: str
+    edited: tuple[str, ...] = ()  # the file names its session edited (memgit.core.edited), when all are known
 
 
 class Memory:
@@ -111,8 +113,9 @@ class Memory:
         return self.db.execute("SELECT COUNT(*) FROM notes").fetchone()[0]
 
     def infos(self) -> list[NoteInfo]:
-        return [NoteInfo(*row) for row in self.db.execute(
-            'SELECT path, session, "when", title FROM notes ORDER BY path')]
+        return [NoteInfo(path, session, when, title, tuple(edited.split("\n")) if edited else ())
+                for path, session, when, title, edited in self.db.execute(
+                    'SELECT path, session, "when", title, edited FROM notes ORDER BY path')]
 
     # -- building ---------------------------------------------------------------------------------
 
@@ -120,12 +123,12 @@ class Memory:
     def of(cls, notes: Iterable[tuple[str, Note]], source: str = "") -> Memory:
         """A Memory of all `notes` at once, in memory (the token order taken from them)."""
         memory = cls()
-        memory.build([(path, note_occurrences(path, note, source), _meta(path, note, "", source))
+        memory.build([(path, note_occurrences(path, note, source), note_meta(path, note, "", source))
                       for path, note in notes])
         return memory
 
     def build(self, found: Sequence[tuple[str, Sequence[Occurrence], tuple]], *, flag_portable: bool = True) -> None:
-        """Replace everything by these notes: (path, occurrences, (version, session, when, title, source)).
+        """Replace everything by these notes: (path, occurrences, meta), meta as `note_meta` makes it.
 
         The groups are decided at once (`Leaders.assign_all`), and everything is written at the end.
         """
@@ -138,9 +141,9 @@ class Memory:
         backing: dict[tuple[int, str], int] = {}  # (group, session) -> members
         latest: dict[int, int] = {}
         portable_: dict[str, int] = {}  # a text's flag (a scope repeats its learnings' wordings)
-        for (path, occurrences_, (version, session, when, title, source)), of_note in zip(found, keyed):
+        for (path, occurrences_, (version, session, when, title, source, edited)), of_note in zip(found, keyed):
             stamp = -desc(when)
-            notes.append((path, version, session, stamp, when, title, source))
+            notes.append((path, version, session, stamp, when, title, source, edited))
             for seq, (o, key) in enumerate(zip(occurrences_, of_note)):
                 gid = ids.get(key)
                 if gid is None:
@@ -170,8 +173,8 @@ class Memory:
             self.db.executemany("INSERT INTO backing(gid, session, n) VALUES (?, ?, ?)",
                                 [(gid, session, n) for (gid, session), n in backing.items()])
             self.set("ordered_at", len(keys))
-            self.db.executemany('INSERT INTO notes(path, version, session, stamp, "when", title, source) '
-                                "VALUES (?, ?, ?, ?, ?, ?, ?)", notes)
+            self.db.executemany('INSERT INTO notes(path, version, session, stamp, "when", title, source, edited) '
+                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", notes)
             self.db.executemany("INSERT INTO groups(id, type, norm, priority, leader, nwords, sessions, latest) "
                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                 [(g.id, g.type, g.norm, g.priority, leader_of[g.id], len(signature(g.type, g.norm).words),
@@ -185,7 +188,7 @@ class Memory:
 
     def add(self, path: str, note: Note, *, version: str = "", source: str = "") -> None:
         """Add (or replace) the note at `path`; `version` says which content it was (a blob id)."""
-        self.add_occurrences(path, note_occurrences(path, note, source), _meta(path, note, version, source))
+        self.add_occurrences(path, note_occurrences(path, note, source), note_meta(path, note, version, source))
 
     def add_occurrences(self, path: str, found: Sequence[Occurrence], meta: tuple) -> None:
         with self.db:
@@ -205,9 +208,10 @@ class Memory:
 
     def _attach(self, path: str, found: Sequence[Occurrence], meta: tuple) -> list[Group]:
         """Record a note and its learnings in their groups; return the groups it created."""
-        version, session, when, title, source = meta
-        self.db.execute('INSERT INTO notes(path, version, session, stamp, "when", title, source) '
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)", (path, version, session, -desc(when), when, title, source))
+        version, session, when, title, source, edited = meta
+        self.db.execute('INSERT INTO notes(path, version, session, stamp, "when", title, source, edited) '
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (path, version, session, -desc(when), when, title, source, edited))
         new = []
         for seq, o in enumerate(found):
             kind, norm = group_key(o)
@@ -252,12 +256,12 @@ class Memory:
     def _rebuild(self) -> None:
         """Take the token order again from what the Memory holds now (the result does not change)."""
         found: dict[str, tuple[list[Occurrence], tuple]] = {}
-        for path, version, session, when, title, source in self.db.execute(
-                'SELECT path, version, session, "when", title, source FROM notes ORDER BY path'):
-            found[path] = ([], (version, session, when, title, source))
+        for path, version, session, when, title, source, edited in self.db.execute(
+                'SELECT path, version, session, "when", title, source, edited FROM notes ORDER BY path'):
+            found[path] = ([], (version, session, when, title, source, edited))
         for path, kind, text in self.db.execute(
                 "SELECT m.path, g.type, m.text FROM members m JOIN groups g ON g.id = m.gid ORDER BY m.path, m.seq"):
-            _, session, when, title, source = found[path][1]
+            _, session, when, title, source, _ = found[path][1]
             found[path][0].append(Occurrence(kind, text, path, session, when, source, title))
         self.build([(path, occurrences_, meta) for path, (occurrences_, meta) in found.items()])
 
@@ -281,5 +285,8 @@ class Memory:
         return view_mod.portable_versions(self.db)
 
 
-def _meta(path: str, note: Note, version: str, source: str) -> tuple:
-    return (version, note.session or path, recency(note, path), note.title, source)
+def note_meta(path: str, note: Note, version: str, source: str = "") -> tuple:
+    """What the Memory records of a note besides its learnings: (version, session, when, title,
+    source, the files its session edited joined by newlines)."""
+    return (version, note.session or path, recency(note, path), note.title, source,
+            "\n".join(edited_files(note.summary)))

@@ -19,6 +19,7 @@ from memgit.extract.heuristic.filters import problem, scrub
 from memgit.extract.heuristic.preferences import standing_rule, strip_filler
 from memgit.extract.heuristic.standing import asks
 from memgit.extract.heuristic.session import Session, is_edit
+from memgit.core.edited import phrase
 from memgit.core.scan import clip
 from memgit.extract.heuristic.text import fit_sentences, sentence_case, words
 
@@ -204,8 +205,7 @@ def _work_done(s: Session) -> str:
     families = list(dict.fromkeys([r.command for r in shown_runs if r.ok] or [r.command for r in shown_runs]))
     done = []
     if edited:
-        shown = ", ".join(edited[:4]) + (f" and {len(edited) - 4} more" if len(edited) > 4 else "")
-        done.append(f"edited {len(edited)} file{'s' if len(edited) > 1 else ''} ({shown})")
+        done.append(phrase(edited))
     if shell_calls:
         checks = f", including {', '.join(f'`{f}`' for f in families[:3])}" if families else ""
         done.append(f"ran {shell_calls} shell command{'s' if shell_calls > 1 else ''}{checks}")
