@@ -140,7 +140,20 @@ def test_the_agent_s_advice_sits_under_its_purpose_like_the_commands_that_ran():
     lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
              for b in s.bullets]
     assert lines[:2] == ["Build: `go build ./...`", "Format: `make fmt` — runs `gofumpt -l -w .` over all Go files"]
-    assert sorted(lines[2:]) == ["Run: `./cc-backend -server -dev`", "Start with `-loglevel debug`."]  # flags: as said
+    assert sorted(lines[2:]) == ["Debug: start with `-loglevel debug`.", "Run: `./cc-backend -server -dev`"]
+
+
+@pytest.mark.parametrize("advice,shown", [
+    ("Run cc-backend with `-loglevel debug`.", "Debug: run cc-backend with `-loglevel debug`."),
+    ("Start the server with `--verbose`.", "Debug: start the server with `--verbose`."),
+    ("Start the server with `--port 8080`.", "Start the server with `--port 8080`."),  # no more logging: as said
+    ("Open it with `-d`.", "Open it with `-d`."),
+])
+def test_a_flag_that_makes_the_program_log_more_is_told_as_how_to_debug(advice, shown):
+    notes = [note(1, ("command", advice)), note(2, ("command", advice))]
+    lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
+             for b in s.bullets]
+    assert lines == [shown]
 
 
 def test_a_run_of_the_whole_project_beats_a_later_run_of_one_file_or_with_a_display_pipe():

@@ -135,13 +135,19 @@ _TOLD = re.compile(r"^(?:run|start|launch|use)(?: \w+)? (?:with )?`(?P<command>[
 
 def _advice_line(kinds: tuple[str, ...], form: str, spans: list[str]) -> str:
     """The agent's advice under its purpose when it names a whole command ("Lint: `make lint` — runs
-    `golangci-lint run ./...`"), else as said ("Start with `-loglevel debug`.")."""
+    `golangci-lint run ./...`"), a flag that makes it log more under "Debug", else as said."""
     label = _PURPOSE_LABEL.get(kinds[0]) if kinds and kinds[0] != "other" else None
     if (described := _DESCRIBED.match(form)) and label:
         return f"{label}: `{described.group('command')}` — {described.group('what')}"
     if (told := _TOLD.match(form)) and (label or told.group("command").startswith("./")):
         return f"{label or 'Run'}: `{told.group('command')}`"
+    if any(_DEBUG.search(span) for span in spans):  # flags that make it say more, not a command of its own
+        return f"Debug: {form[0].lower()}{form[1:]}"
     return form
+
+
+# A flag that makes a program log more: how to see what it does when something goes wrong.
+_DEBUG = re.compile(r"(?:^|\s)--?(?:v|vv|verbose|debug|trace|log-?level[= ]+(?:debug|trace))(?=\s|$)", re.I)
 
 
 _INSTEAD = re.compile(r"\b(?:use|prefer|switch to|go with|stick (?:to|with))\s+`?(?P<new>[\w.-]+)`?\s+(?:instead of|rather than|"
