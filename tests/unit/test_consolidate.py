@@ -148,6 +148,7 @@ def test_the_agent_s_advice_sits_under_its_purpose_like_the_commands_that_ran():
     ("Start the server with `--verbose`.", "Debug: start the server with `--verbose`."),
     ("Start the server with `--port 8080`.", "Start the server with `--port 8080`."),  # no more logging: as said
     ("Open it with `-d`.", "Open it with `-d`."),
+    ("Check the version with `node -v`.", "Check the version with `node -v`."),  # -v: a version as often as verbose
 ])
 def test_a_flag_that_makes_the_program_log_more_is_told_as_how_to_debug(advice, shown):
     notes = [note(1, ("command", advice)), note(2, ("command", advice))]

@@ -147,7 +147,7 @@ def _advice_line(kinds: tuple[str, ...], form: str, spans: list[str]) -> str:
 
 
 # A flag that makes a program log more: how to see what it does when something goes wrong.
-_DEBUG = re.compile(r"(?:^|\s)--?(?:v|vv|verbose|debug|trace|log-?level[= ]+(?:debug|trace))(?=\s|$)", re.I)
+_DEBUG = re.compile(r"(?:^|\s)--?(?:verbose|debug|trace|log-?level[= ]+(?:debug|trace))(?=\s|$)", re.I)
 
 
 _INSTEAD = re.compile(r"\b(?:use|prefer|switch to|go with|stick (?:to|with))\s+`?(?P<new>[\w.-]+)`?\s+(?:instead of|rather than|"
