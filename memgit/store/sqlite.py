@@ -15,7 +15,9 @@ yet, `_sqlite3` is loaded with a stand-in in its place that gives it the same ca
 own C wrapper (`_functools._lru_cache_wrapper`, which lru_cache calls with the same arguments). The
 stand-in is taken out of `sys.modules` at once, so whatever imports `functools` afterwards gets the real
 one; where the stand-in does not do (an interpreter whose `_sqlite3` wants more of `functools`), the
-module is imported the ordinary way.
+module is imported the ordinary way. No other thread can import `functools` meanwhile and get the stand-in:
+`threading` imports `functools`, so a process that has started a thread through it has the real one loaded,
+and then `_sqlite3` is imported the ordinary way too.
 """
 
 from __future__ import annotations
