@@ -250,9 +250,11 @@ class Reader:
         if not ids:
             return {}
         found: dict[int, list[search.Doc]] = {}
-        rows = self._db.execute(f"SELECT u.subject, {UNITS} FROM subject_units u JOIN docs d ON d.id = u.doc "
-                                f"JOIN fts f ON f.rowid = d.id WHERE u.subject IN ({','.join('?' * len(ids))}) "
-                                "ORDER BY u.subject, d.unit", list(ids))
-        for row in rows:
+        # The text from the table FTS5 keeps it in (`fts_content`: id, c0 the title, c1 the text), as `fts` would
+        # give it: reading it through `fts` opens the FTS5 table first (its config and structure, ~0.2 ms).
+        sql = (f"SELECT u.subject, {UNITS.replace('f.text', 'f.c1')} FROM subject_units u "
+               f"JOIN docs d ON d.id = u.doc JOIN fts_content f ON f.id = d.id "
+               f"WHERE u.subject IN ({','.join('?' * len(ids))}) ORDER BY u.subject, d.unit")
+        for row in self._db.execute(sql, list(ids)):
             found.setdefault(row[0], []).append(search.Doc(*row[1:]))
         return found
