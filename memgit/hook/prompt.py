@@ -54,13 +54,15 @@ def recall(repo_path: str, cwd: str, prompt: str, *, now: float) -> Recalled:
                              "the next `memgit sync` rebuilds it"])
     if not found:
         return Recalled("", problems)
-    said = rules.normalise(told_context(repo_path, found[0], problems))
-    hits = [line for line in (rules.line_of(units, held, said) for units, held in found[1]) if line]
+    branch, subjects, context = found
+    said = rules.normalise(told_context(repo_path, branch, problems, context=context))
+    hits = [line for line in (rules.line_of(units, held, said) for units, held in subjects) if line]
     return Recalled(rules.render(hits), problems)
 
 
 def _found(reader: search_reader.Reader, repo_path: str, cwd: str, words: list[str], problems: list[str]):
-    """(the cwd's branch, [(units, words held)] of each subject to tell, best first), or None for nothing."""
+    """(the cwd's branch, [(units, words held)] of each subject to tell, best first, the context cache's index
+    as _context reads it), or None for nothing."""
     total = reader.subjects()
     if not total:
         return None
@@ -80,13 +82,14 @@ def _found(reader: search_reader.Reader, repo_path: str, cwd: str, words: list[s
     held = rules.held_words(postings)
     if not held:
         return None
-    branch = current_branch(repo_path, cwd, problems)
+    context = _context(repo_path)  # read once: the cwd's project, then what the session was told
+    branch = current_branch(repo_path, cwd, problems, context=context)
     searched = reader.subjects([branch, MAIN] if branch else [MAIN])
     picked = rules.chosen(held, counts, reader.branches(list(held)), current=branch, searched=searched, total=total)
     if not picked:
         return None
     units = reader.units(picked)
-    return branch, [(units.get(f, []), {w: rules.weight(counts[w], total) for w in held[f]}) for f in picked]
+    return branch, [(units.get(f, []), {w: rules.weight(counts[w], total) for w in held[f]}) for f in picked], context
 
 
 def _context(repo_path: str) -> tuple[str, dict | None]:
@@ -94,20 +97,25 @@ def _context(repo_path: str) -> tuple[str, dict | None]:
     return cdir, read_json(os.path.join(cdir, "index.json"))
 
 
-def current_branch(repo_path: str, cwd: str, problems: list[str]) -> str | None:
+def current_branch(repo_path: str, cwd: str, problems: list[str], *,
+                   context: tuple[str, dict | None] | None = None) -> str | None:
     """The project branch of `cwd` as sync files a session started there; None outside every project.
 
-    The context cache answers (and remembers the answer); without it, the identities the search
-    index keeps of each project do.
+    The context cache answers (and remembers the answer; `context`: its folder and index, when read
+    already); without it, the identities the search index keeps of each project do.
     """
-    from memgit.verbs.cwd_branch import of_cwd
+    from memgit.verbs import cwd_branch
 
-    return of_cwd(os.path.join(repo_path, ".git", "memgit"), cwd, problems)
+    if context is not None and context[1] is not None:
+        return cwd_branch.branch_of(cwd, context[1], context[0], problems)  # what of_cwd does with the index
+    return cwd_branch.of_cwd(os.path.join(repo_path, ".git", "memgit"), cwd, problems)
 
 
-def told_context(repo_path: str, branch: str | None, problems: list[str]) -> str:
-    """The session-start context `branch` gets, from the context cache ("" when it is missing)."""
-    cdir, index = _context(repo_path)
+def told_context(repo_path: str, branch: str | None, problems: list[str], *,
+                 context: tuple[str, dict | None] | None = None) -> str:
+    """The session-start context `branch` gets, from the context cache ("" when it is missing; `context`:
+    its folder and index, when read already)."""
+    cdir, index = context if context is not None else _context(repo_path)
     if index is None:
         return ""
     from memgit.core.briefing import assemble

@@ -40,6 +40,10 @@ WRITER = {"memgit.store.search_index", "memgit.store.search_rows", "memgit.store
 # on the way (memgit.core.scan cuts the hit's lines), so neither `re` nor `enum` is imported, nor the module of
 # patterns compiled at first use (memgit.core.lazyre: the index's side, memgit.core.search_units, has them).
 NO_PATTERNS = {"re", "enum", "memgit.core.lazyre"}
+# `_sqlite3` imports functools for lru_cache alone (its statement cache), and functools imports collections, types,
+# reprlib, keyword and operator: a prompt loads `_sqlite3` with a stand-in holding the same cache
+# (memgit.store.sqlite), so without `re` (which imports them itself) none of them is imported.
+NO_FUNCTOOLS = {"functools", "collections", "types", "reprlib", "keyword", "operator"}
 # A sync with nothing new (memgit.verbs.sync_noop) reads the configuration and lists the agents' folders as
 # every sync does (pathlib, dataclasses, the sources' discovery), and nothing of the pipeline.
 NOT_IN_NOOP_SYNC = {"click", "dulwich", "litellm", "frontmatter", "markdown_it", "msgspec", "yaml", "ahocorasick_rs",
@@ -87,11 +91,12 @@ def test_the_hooks_and_search_import_nothing_they_do_not_use(gotcha):
     assert forbidden(modules, NEVER | NOT_AT_PROMPT | WRITER) == set()
     told, modules = imported(["hook", "user-prompt-submit"], prompt_stdin(PROMPT, gotcha), gotcha, launcher=True)
     assert told.stdout == prompt.stdout
-    assert forbidden(modules, NEVER | NOT_AT_PROMPT | WRITER | NO_PATTERNS | {"runpy"} | SITE) == set()
+    assert forbidden(modules, NEVER | NOT_AT_PROMPT | WRITER | NO_PATTERNS | NO_FUNCTOOLS | {"runpy"} | SITE) == set()
     # The usual answer, nothing: as installed, no regular expression is compiled on the way (memgit.core.lazyre).
     quiet, modules = imported(["hook", "user-prompt-submit"], prompt_stdin(UNRELATED, gotcha), gotcha, launcher=True)
     assert quiet.returncode == 0 and quiet.stdout == b"", quiet.stderr.decode()[-2000:]
-    assert forbidden(modules, NEVER | NOT_AT_PROMPT | {"re", "runpy"} | SITE) == set() and "_sqlite3" in modules
+    assert forbidden(modules, NEVER | NOT_AT_PROMPT | NO_FUNCTOOLS | {"re", "runpy"} | SITE) == set()
+    assert "_sqlite3" in modules
 
     # `[search] semantic` on, as by default: it only looks for the extra (installed, numpy would be its due).
     search, modules = imported(["search", "typesense port"], b"", gotcha, MEMGIT_SEMANTIC="1")
@@ -110,3 +115,49 @@ def test_a_sync_with_nothing_new_imports_nothing_of_the_pipeline(claude_projects
     assert sync.returncode == 0 and sync.stdout.decode() == said, sync.stderr.decode()[-2000:]
     assert forbidden(modules, NOT_IN_NOOP_SYNC) == set()
     assert "memgit.verbs.sync_noop" in modules  # answered from the record, not by the pipeline
+
+
+SQLITE_PROBE = """
+import sys
+from memgit.store.sqlite import sqlite3
+assert sqlite3.__name__ == "_sqlite3" and "functools" not in sys.modules, sorted(sys.modules)
+db = sqlite3.connect(":memory:", cached_statements=2)
+db.execute("CREATE TABLE t (n)")
+for n in range(5):
+    for sql in ("INSERT INTO t VALUES (?)", "INSERT INTO t VALUES (? + 10)", "INSERT INTO t VALUES (? + 20)"):
+        db.execute(sql, (n,))
+print(db.execute("SELECT count(*), sum(n) FROM t").fetchone())
+import functools
+print(functools.reduce.__module__, functools.lru_cache.__module__)  # the real module, imported afterwards
+"""
+
+
+def test_sqlite_loads_without_functools_and_with_the_same_statement_cache():
+    """memgit.store.sqlite loads `_sqlite3` with a stand-in for functools (lru_cache: functools' own C wrapper)
+    and takes it away at once: statements run through the cache as ever, and functools is the real one later."""
+    done = subprocess.run([sys.executable, "-S", "-c", SQLITE_PROBE], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == ["(15, 180)", "_functools functools"]
+    # functools imported first (any path with `re`): the ordinary import, the same module
+    done = subprocess.run([sys.executable, "-c", "import functools, _sqlite3\nfrom memgit.store.sqlite import sqlite3\n"
+                           "print(sqlite3 is _sqlite3)"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+    assert done.stdout == "True\n", done.stderr[-2000:]
+
+
+def test_the_stand_in_caches_as_lru_cache_does():
+    from _functools import _lru_cache_wrapper
+
+    from memgit.store.sqlite import _stand_in
+
+    calls = []
+
+    def prepare(sql):
+        calls.append(sql)
+        return sql.upper()
+
+    cached = _stand_in(_lru_cache_wrapper).lru_cache(2)(prepare)
+    assert [cached(s) for s in ("a", "b", "a", "c", "b", "a")] == ["A", "B", "A", "C", "B", "A"]
+    assert calls == ["a", "b", "c", "b", "a"]  # two kept, the least recently used dropped first: as functools
+    assert _stand_in(_lru_cache_wrapper).lru_cache(-1)(prepare)("x") == "X" and calls[-1] == "x"

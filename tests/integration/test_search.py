@@ -219,6 +219,30 @@ def branches_agree(memory_path) -> dict[int, str]:
     return subjects
 
 
+def test_the_prompt_hooks_reads_give_what_plain_reads_give(other, world, memgit_cli, memory_path, monkeypatch):
+    """Reader.holding and holding_among read the ids joined in one row (group_concat): the same ids, in the same
+    (rowid) order, as one row per subject; Reader.units the texts from FTS5's content table, as the FTS5 table
+    gives them."""
+    from memgit.store.search_reader import Reader
+
+    monkeypatch.chdir(world)
+    assert search(memgit_cli, "emoji")["hits"]
+    with Reader.open(state_dir(memory_path)) as reader:
+        def rows(match: str) -> list[int]:
+            sql = "SELECT rowid FROM subject_fts WHERE subject_fts MATCH ?"
+            return [r[0] for r in reader._db.execute(sql, (match,))]
+
+        words = ["tests", "pytest", "emoji", "commit", "the", "nothingatall"]
+        held = {w: reader.holding(w) for w in words}
+        assert held == {w: rows(f'"{w}"') for w in words} and held["tests"] and held["nothingatall"] == []
+        assert reader.holding_among("tests", ["pytest", "emoji"]) == rows('"tests" AND ("pytest" OR "emoji")')
+        # each subject's units read from FTS5's content table are what the FTS5 table gives
+        ids = list(range(reader._db.execute("SELECT max(subject) FROM subject_units").fetchone()[0] + 1))
+        through = reader._db.execute("SELECT u.subject, f.text FROM subject_units u JOIN docs d ON d.id = u.doc "
+                                     "JOIN fts f ON f.rowid = d.id ORDER BY u.subject, d.unit").fetchall()
+        assert [(s, doc.text) for s, docs in reader.units(ids).items() for doc in docs] == through and through
+
+
 def test_each_subjects_branch_is_kept_in_one_row_as_the_branches_move(other, world, memgit_cli, memory_path,
                                                                        monkeypatch):
     monkeypatch.chdir(world)

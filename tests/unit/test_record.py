@@ -49,6 +49,26 @@ def test_a_record_refuses_what_a_namedtuple_refuses():
         Made(*ROW).kind = "note"
 
 
+@pytest.mark.parametrize("args, kwargs", [
+    (ROW[:3], {}), (ROW + (1, 2), {}), (ROW[:2], {"branch": "x"}), (ROW, {"colour": "red"}),
+    ((), {"branch": "main"}), (ROW[:8], {"date": "2026-11-21", "support": 2, "path": "y"}),
+])
+def test_a_record_refuses_a_wrong_call_with_the_message_a_namedtuple_gives(args, kwargs):
+    with pytest.raises(TypeError) as made:
+        Made(*args, **kwargs)
+    with pytest.raises(TypeError) as reference:
+        Reference(*args, **kwargs)
+    assert str(made.value) == str(reference.value).replace("Reference", "Made")
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    (ROW, {}), (ROW + (3,), {}), (ROW[:8], {"date": "2026-11-21"}), (ROW[:8], {"support": 2, "date": "d"}),
+    ((), dict(zip(FIELDS.split(), ROW + (5,)))),
+])
+def test_a_record_takes_what_a_namedtuple_takes(args, kwargs):
+    assert tuple(Made(*args, **kwargs)) == tuple(Reference(*args, **kwargs))
+
+
 def test_memgits_records_are_defined_where_they_are_pickled_from():
     for made in (search.Doc, search.Hit, vocab.LearningType, search_reader.Found):
         assert getattr(__import__(made.__module__, fromlist=["_"]), made.__name__) is made
