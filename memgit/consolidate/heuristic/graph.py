@@ -115,7 +115,11 @@ def _fold(word: str) -> str:
 
 def content_words(text: str) -> frozenset[str]:
     """The words that carry meaning: stop words dropped, plurals folded ("checkpoints" ~ "checkpoint")."""
-    text = normalise(text)
+    return _content(normalise(text))
+
+
+def _content(text: str) -> frozenset[str]:
+    """content_words of a normalised text."""
     # _WORD's matches; in ASCII, every byte but a-z and 0-9 made a space and split: a third of the time
     words = text.encode().translate(_APART).decode().split() if text.isascii() else _WORD.findall(text)
     try:
@@ -133,6 +137,20 @@ def content_words(text: str) -> frozenset[str]:
 _APART = bytes(c if 0x30 <= c <= 0x39 or 0x61 <= c <= 0x7A else 0x20 for c in range(256))
 _CONTENT: dict[str, str] = {}  # each word's content form, "" for none: a scope's learnings share their words
 _NOTHING = frozenset(("",))
+# _NEGATION in ASCII: its words as whole runs of word characters (\w: ASCII letters, digits, "_"), or "n't" at a run's end
+_NEGATORS = frozenset(b"not no never none nothing nor avoid without cannot dont stop".split())
+_WORDLIKE = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == 0x5F) else 0x20 for c in range(256))
+_NOT = re.compile(r"n't\b")
+
+
+def _negated(norm: str) -> bool:
+    """Whether `_NEGATION` finds a negation in a normalised text ("don't" read as "dont")."""
+    text = norm.replace("don't", "dont")
+    if not text.isascii():
+        return bool(_NEGATION.search(text))
+    if "n't" in text and _NOT.search(text):
+        return True
+    return not _NEGATORS.isdisjoint(text.encode().translate(_WORDLIKE).split())
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -218,9 +236,9 @@ def group_key(o: Occurrence) -> tuple[str, str]:
     return (o.type, normalise(o.text))
 
 
-@dataclass(frozen=True, slots=True)
-class Signature:
-    """What the similarity tests need of a group's text."""
+class Signature(NamedTuple):
+    """What the similarity tests need of a group's text (a tuple: a team's first pull makes 31,619,
+    and a frozen dataclass takes thrice as long to make)."""
 
     words: frozenset[str]
     negated: bool = False
@@ -231,9 +249,10 @@ class Signature:
 
 @lru_cache(maxsize=65536)
 def signature(kind: str, norm: str) -> Signature:
+    """The signature of a group (`norm`: its normalised text, as `group_key` gives it)."""
     if kind == "command":
         return Signature(frozenset())
-    return Signature(content_words(norm), bool(_NEGATION.search(norm.replace("don't", "dont"))),
+    return Signature(_content(norm) if norm.isascii() else content_words(norm), _negated(norm),
                      frozenset(_NUMBER.findall(norm)), frozenset(code_spans(norm)),
                      _choice(norm) if kind in CHOICE_TYPES else None)
 

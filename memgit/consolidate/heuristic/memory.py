@@ -181,7 +181,8 @@ class Memory:
                                   supported[g.id], latest[g.id]) for g in groups])
             self.db.executemany("INSERT INTO members(gid, path, seq, text, portable) VALUES (?, ?, ?, ?, ?)", members)
             self.db.executemany("INSERT INTO postings(type, token, gids) VALUES (?, ?, ?)",
-                                [(*key, packed(gids)) for key, gids in postings.items()])
+                                [(kind, token, packed(gids)) for kind, of_kind in postings.items()
+                                 for token, gids in of_kind.items()])
             self.db.executemany("INSERT OR IGNORE INTO conflicts(a, b) VALUES (?, ?)", conflicts)
             for name, (kind, what) in _INDEXES.items():
                 self.db.execute(f"CREATE {kind} {name} {what}")  # noqa: S608  (fixed names)
