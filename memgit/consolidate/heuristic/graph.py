@@ -122,20 +122,23 @@ def _content(text: str) -> frozenset[str]:
     """content_words of a normalised text."""
     # _WORD's matches; in ASCII, every byte but a-z and 0-9 made a space and split: a third of the time
     words = text.encode().translate(_APART).decode().split() if text.isascii() else _WORD.findall(text)
-    try:
-        found = frozenset(map(_CONTENT.__getitem__, words))
-    except KeyError:
-        if len(_CONTENT) > 1 << 18:
-            _CONTENT.clear()
-        for word in words:
-            if word not in _CONTENT:
-                _CONTENT[word] = _fold(word) if word not in _STOP and (len(word) > 1 or word.isdigit()) else ""
-        found = frozenset(map(_CONTENT.__getitem__, words))  # "don't" leaves a "t": no content
+    found = frozenset(map(_CONTENT.__getitem__, words))  # "don't" leaves a "t": no content
     return found - _NOTHING if "" in found else found
 
 
+class _Words(dict):
+    """Each word's content form, "" for none, made the first time a word is looked up (a scope's
+    learnings share their words)."""
+
+    def __missing__(self, word: str) -> str:
+        if len(self) > 1 << 18:
+            self.clear()
+        found = self[word] = _fold(word) if word not in _STOP and (len(word) > 1 or word.isdigit()) else ""
+        return found
+
+
 _APART = bytes(c if 0x30 <= c <= 0x39 or 0x61 <= c <= 0x7A else 0x20 for c in range(256))
-_CONTENT: dict[str, str] = {}  # each word's content form, "" for none: a scope's learnings share their words
+_CONTENT = _Words()
 _NOTHING = frozenset(("",))
 # _NEGATION in ASCII: its words as whole runs of word characters (\w: ASCII letters, digits, "_"), or "n't" at a run's end
 _NEGATORS = frozenset(b"not no never none nothing nor avoid without cannot dont stop".split())
