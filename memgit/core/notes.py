@@ -54,7 +54,7 @@ def _load_yaml(text: str) -> dict:
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?: (.*))?")
 _PLAIN = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@`\s](?:[^:#\t]|:(?! )(?=.)|(?<! )#)*")
 _QUOTED = re.compile(r"'((?:[^']|'')*)'")
-_FLOW_WORDS = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(?:, [A-Za-z0-9_][A-Za-z0-9_.-]*)*")  # `[a, b.c]`: _FLOW_ITEM's plainest
+_FLOW_WORDS = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(?:, [A-Za-z0-9_][A-Za-z0-9_.-]*)*")  # plain words: `[a, b.c]`
 _FLOW_ITEM = re.compile(r"\s*(?:'((?:[^']|'')*)'|([^-?:,\[\]{}#&*!|>'\"%@`\s][^:#,\[\]{}'\"\t]*?))\s*(,|$)")
 
 

@@ -133,7 +133,7 @@ class _Words(dict):
     def __missing__(self, word: str) -> str:
         if len(self) > 1 << 18:
             self.clear()
-        found = self[word] = _fold(word) if word not in _STOP and (len(word) > 1 or word.isdigit()) else ""
+        self[word] = found = _fold(word) if word not in _STOP and (len(word) > 1 or word.isdigit()) else ""
         return found
 
 
@@ -151,9 +151,7 @@ def _negated(norm: str) -> bool:
     text = norm.replace("don't", "dont")
     if not text.isascii():
         return bool(_NEGATION.search(text))
-    if "n't" in text and _NOT.search(text):
-        return True
-    return not _NEGATORS.isdisjoint(text.encode().translate(_WORDLIKE).split())
+    return bool("n't" in text and _NOT.search(text)) or not _NEGATORS.isdisjoint(text.encode().translate(_WORDLIKE).split())
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -239,15 +237,36 @@ def group_key(o: Occurrence) -> tuple[str, str]:
     return (o.type, normalise(o.text))
 
 
-class Signature(NamedTuple):
-    """What the similarity tests need of a group's text (a tuple: a team's first pull makes 31,619,
-    and a frozen dataclass takes thrice as long to make)."""
+class Signature:
+    """What the similarity tests need of a group's text: its content words at once, the rest when a test
+    first asks (most of the 31,619 groups of a team's first pull are never compared to another)."""
 
-    words: frozenset[str]
-    negated: bool = False
-    numbers: frozenset[str] = frozenset()
-    spans: frozenset[str] = frozenset()
-    choice: tuple[frozenset[str], frozenset[str]] | None = None
+    __slots__ = ("words", "_norm", "_choosing", "_rest")
+
+    def __init__(self, words: frozenset[str], norm: str = "", choosing: bool = False) -> None:
+        self.words, self._norm, self._choosing, self._rest = words, norm, choosing, None
+
+    @property
+    def negated(self) -> bool:
+        return (self._rest or self._read())[0]
+
+    @property
+    def numbers(self) -> frozenset[str]:
+        return (self._rest or self._read())[1]
+
+    @property
+    def spans(self) -> frozenset[str]:
+        return (self._rest or self._read())[2]
+
+    @property
+    def choice(self) -> tuple[frozenset[str], frozenset[str]] | None:
+        return (self._rest or self._read())[3]
+
+    def _read(self) -> tuple:
+        norm = self._norm
+        self._rest = (_negated(norm), frozenset(_NUMBER.findall(norm)), frozenset(code_spans(norm)),
+                      _choice(norm) if self._choosing else None)
+        return self._rest
 
 
 @lru_cache(maxsize=65536)
@@ -255,9 +274,7 @@ def signature(kind: str, norm: str) -> Signature:
     """The signature of a group (`norm`: its normalised text, as `group_key` gives it)."""
     if kind == "command":
         return Signature(frozenset())
-    return Signature(_content(norm) if norm.isascii() else content_words(norm), _negated(norm),
-                     frozenset(_NUMBER.findall(norm)), frozenset(code_spans(norm)),
-                     _choice(norm) if kind in CHOICE_TYPES else None)
+    return Signature(_content(norm) if norm.isascii() else content_words(norm), norm, kind in CHOICE_TYPES)
 
 
 def _choice(norm: str) -> tuple[frozenset[str], frozenset[str]] | None:
