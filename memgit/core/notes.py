@@ -54,6 +54,7 @@ def _load_yaml(text: str) -> dict:
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?: (.*))?")
 _PLAIN = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@`\s](?:[^:#\t]|:(?! )(?=.)|(?<! )#)*")
 _QUOTED = re.compile(r"'((?:[^']|'')*)'")
+_FLOW_WORDS = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(?:, [A-Za-z0-9_][A-Za-z0-9_.-]*)*")  # plain words: `[a, b.c]`
 _FLOW_ITEM = re.compile(r"\s*(?:'((?:[^']|'')*)'|([^-?:,\[\]{}#&*!|>'\"%@`\s][^:#,\[\]{}'\"\t]*?))\s*(,|$)")
 
 
@@ -97,6 +98,8 @@ def _flow_items(inner: str) -> list[str] | None:
     """The items of `[a, 'b c']`, or None when they are in another form."""
     if not inner.strip():
         return []
+    if _FLOW_WORDS.fullmatch(inner):  # a note's keywords as render_note writes them (each note has its own)
+        return inner.split(", ")
     items, at = [], 0
     while at < len(inner):
         m = _FLOW_ITEM.match(inner, at)

@@ -133,3 +133,25 @@ def test_content_words_cut_every_text_as_the_word_pattern_does():
         words = re.findall(r"[a-z0-9]+", normalise(text))
         assert content_words(text) == {graph._fold(w) for w in words
                                        if w not in graph._STOP and (len(w) > 1 or w.isdigit())}, text
+
+
+def test_negation_is_found_as_the_negation_pattern_finds_it():
+    """ASCII is cut into runs of word characters by a byte table (a fifth of the time): the same answer
+    as `_NEGATION` ("don't" read as "dont")."""
+    import string
+
+    from memgit.consolidate.heuristic import graph
+
+    rng = random.Random(11)
+    alphabet = string.ascii_lowercase[:6] + "notdwhiucsrpvl _'-.`1\t" + "é’"
+    words = ["not", "no", "never", "none", "nothing", "nor", "avoid", "without", "cannot", "dont", "stop", "don't",
+             "isn't", "n't", "note", "know", "_no", "no_"]
+    negated = 0
+    for _ in range(30_000):
+        text = normalise(" ".join(rng.choice(words) if rng.random() < 0.3 else
+                                  "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+                                  for _ in range(rng.randint(0, 5))))
+        expected = bool(graph._NEGATION.search(text.replace("don't", "dont")))
+        assert graph._negated(text) == expected, text
+        negated += expected
+    assert 5_000 < negated < 25_000

@@ -126,3 +126,22 @@ def test_a_plain_front_matter_is_read_as_yaml_reads_it_and_any_other_goes_to_yam
         assert quick == yaml.load(text, Loader=yaml.BaseLoader), text
     assert read_plainly > 1000
     assert _plain_meta("a: b\n  c\n") is None and _plain_meta("a: x # note\n") is None  # YAML's to read
+
+
+def test_a_flow_list_of_plain_words_is_read_as_yaml_reads_it():
+    """A note's keywords (`[a, b.c, d_e]`) are split at once; any other list goes item by item, or to YAML."""
+    import random
+
+    import yaml
+
+    from memgit.core.notes import _plain_meta
+
+    rng = random.Random(3)
+    for _ in range(3000):
+        items = ["".join(rng.choice("aZ09_.-' :#,é") for _ in range(rng.randint(1, 5)))
+                 for _ in range(rng.randint(0, 4))]
+        text = f"keywords: [{rng.choice([', ', ',', ' , ']).join(items)}]\n"
+        quick = _plain_meta(text)
+        if quick is not None:
+            assert quick == yaml.load(text, Loader=yaml.BaseLoader), text
+    assert _plain_meta("keywords: [request, span.py, a-b]\n") == {"keywords": ["request", "span.py", "a-b"]}

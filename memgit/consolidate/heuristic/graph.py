@@ -115,24 +115,43 @@ def _fold(word: str) -> str:
 
 def content_words(text: str) -> frozenset[str]:
     """The words that carry meaning: stop words dropped, plurals folded ("checkpoints" ~ "checkpoint")."""
-    text = normalise(text)
+    return _content(normalise(text))
+
+
+def _content(text: str) -> frozenset[str]:
+    """content_words of a normalised text."""
     # _WORD's matches; in ASCII, every byte but a-z and 0-9 made a space and split: a third of the time
     words = text.encode().translate(_APART).decode().split() if text.isascii() else _WORD.findall(text)
-    try:
-        found = frozenset(map(_CONTENT.__getitem__, words))
-    except KeyError:
-        if len(_CONTENT) > 1 << 18:
-            _CONTENT.clear()
-        for word in words:
-            if word not in _CONTENT:
-                _CONTENT[word] = _fold(word) if word not in _STOP and (len(word) > 1 or word.isdigit()) else ""
-        found = frozenset(map(_CONTENT.__getitem__, words))  # "don't" leaves a "t": no content
+    found = frozenset(map(_CONTENT.__getitem__, words))  # "don't" leaves a "t": no content
     return found - _NOTHING if "" in found else found
 
 
+class _Words(dict):
+    """Each word's content form, "" for none, made the first time a word is looked up (a scope's
+    learnings share their words)."""
+
+    def __missing__(self, word: str) -> str:
+        if len(self) > 1 << 18:
+            self.clear()
+        self[word] = found = _fold(word) if word not in _STOP and (len(word) > 1 or word.isdigit()) else ""
+        return found
+
+
 _APART = bytes(c if 0x30 <= c <= 0x39 or 0x61 <= c <= 0x7A else 0x20 for c in range(256))
-_CONTENT: dict[str, str] = {}  # each word's content form, "" for none: a scope's learnings share their words
+_CONTENT = _Words()
 _NOTHING = frozenset(("",))
+# _NEGATION in ASCII: its words as whole runs of word characters (\w: ASCII letters, digits, "_"), or "n't" at a run's end
+_NEGATORS = frozenset(b"not no never none nothing nor avoid without cannot dont stop".split())
+_WORDLIKE = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == 0x5F) else 0x20 for c in range(256))
+_NOT = re.compile(r"n't\b")
+
+
+def _negated(norm: str) -> bool:
+    """Whether `_NEGATION` finds a negation in a normalised text ("don't" read as "dont")."""
+    text = norm.replace("don't", "dont")
+    if not text.isascii():
+        return bool(_NEGATION.search(text))
+    return bool("n't" in text and _NOT.search(text)) or not _NEGATORS.isdisjoint(text.encode().translate(_WORDLIKE).split())
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -218,24 +237,44 @@ def group_key(o: Occurrence) -> tuple[str, str]:
     return (o.type, normalise(o.text))
 
 
-@dataclass(frozen=True, slots=True)
 class Signature:
-    """What the similarity tests need of a group's text."""
+    """What the similarity tests need of a group's text: its content words at once, the rest when a test
+    first asks (most of the 31,619 groups of a team's first pull are never compared to another)."""
 
-    words: frozenset[str]
-    negated: bool = False
-    numbers: frozenset[str] = frozenset()
-    spans: frozenset[str] = frozenset()
-    choice: tuple[frozenset[str], frozenset[str]] | None = None
+    __slots__ = ("words", "_norm", "_choosing", "_rest")
+
+    def __init__(self, words: frozenset[str], norm: str = "", choosing: bool = False) -> None:
+        self.words, self._norm, self._choosing, self._rest = words, norm, choosing, None
+
+    @property
+    def negated(self) -> bool:
+        return (self._rest or self._read())[0]
+
+    @property
+    def numbers(self) -> frozenset[str]:
+        return (self._rest or self._read())[1]
+
+    @property
+    def spans(self) -> frozenset[str]:
+        return (self._rest or self._read())[2]
+
+    @property
+    def choice(self) -> tuple[frozenset[str], frozenset[str]] | None:
+        return (self._rest or self._read())[3]
+
+    def _read(self) -> tuple:
+        norm = self._norm
+        self._rest = (_negated(norm), frozenset(_NUMBER.findall(norm)), frozenset(code_spans(norm)),
+                      _choice(norm) if self._choosing else None)
+        return self._rest
 
 
 @lru_cache(maxsize=65536)
 def signature(kind: str, norm: str) -> Signature:
+    """The signature of a group (`norm`: its normalised text, as `group_key` gives it)."""
     if kind == "command":
         return Signature(frozenset())
-    return Signature(content_words(norm), bool(_NEGATION.search(norm.replace("don't", "dont"))),
-                     frozenset(_NUMBER.findall(norm)), frozenset(code_spans(norm)),
-                     _choice(norm) if kind in CHOICE_TYPES else None)
+    return Signature(_content(norm) if norm.isascii() else content_words(norm), norm, kind in CHOICE_TYPES)
 
 
 def _choice(norm: str) -> tuple[frozenset[str], frozenset[str]] | None:

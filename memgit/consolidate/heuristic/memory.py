@@ -132,24 +132,23 @@ class Memory:
 
         The groups are decided at once (`Leaders.assign_all`), and everything is written at the end.
         """
-        keyed = [[group_key(o) for o in occurrences_] for _, occurrences_, _ in found]
-        keys = {key for of_note in keyed for key in of_note}
-        counts = Counter(chain.from_iterable(signature(kind, norm).words for kind, norm in keys))
         ids: dict[tuple[str, str], int] = {}
+        key_of: dict[tuple[str, str], tuple[str, str]] = {}  # (type, text) -> its group's key: teammates share wordings
         groups: list[Group] = []
         notes, members = [], []
         backing: dict[tuple[int, str], int] = {}  # (group, session) -> members
-        latest: dict[int, int] = {}
+        latest = [0]  # by group id
         portable_: dict[str, int] = {}  # a text's flag (a scope repeats its learnings' wordings)
-        for (path, occurrences_, (version, session, when, title, source, edited)), of_note in zip(found, keyed):
+        for path, occurrences_, (version, session, when, title, source, edited) in found:
             stamp = -desc(when)
             notes.append((path, version, session, stamp, when, title, source, edited))
-            for seq, (o, key) in enumerate(zip(occurrences_, of_note)):
-                gid = ids.get(key)
-                if gid is None:
+            for seq, o in enumerate(occurrences_):
+                if (key := key_of.get(o[:2])) is None:
+                    key = key_of[o[:2]] = group_key(o)
+                if (gid := ids.get(key)) is None:
                     gid = ids[key] = len(ids) + 1
                     groups.append(Group(gid, key[0], key[1], priority_of(*key), -1))
-                    latest[gid] = 0
+                    latest.append(0)
                 text = o.text
                 if flag_portable and key[0] in GLOBAL_TYPES:
                     if (flag := portable_.get(text)) is None:
@@ -161,6 +160,9 @@ class Memory:
                 backing[held] = backing.get(held, 0) + 1
                 if stamp > latest[gid]:
                     latest[gid] = stamp
+        words = [signature(kind, norm).words for kind, norm in ids]
+        counts = Counter(chain.from_iterable(words))
+        nwords = [0, *map(len, words)]  # by group id
         supported = Counter(gid for gid, _ in backing)
         postings, leader_of, conflicts = self.leaders.assign_all(groups, counts)
         with self.db:
@@ -172,16 +174,17 @@ class Memory:
             self.leaders.keep_counts(counts)
             self.db.executemany("INSERT INTO backing(gid, session, n) VALUES (?, ?, ?)",
                                 [(gid, session, n) for (gid, session), n in backing.items()])
-            self.set("ordered_at", len(keys))
+            self.set("ordered_at", len(ids))
             self.db.executemany('INSERT INTO notes(path, version, session, stamp, "when", title, source, edited) '
                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", notes)
             self.db.executemany("INSERT INTO groups(id, type, norm, priority, leader, nwords, sessions, latest) "
                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                                [(g.id, g.type, g.norm, g.priority, leader_of[g.id], len(signature(g.type, g.norm).words),
-                                  supported[g.id], latest[g.id]) for g in groups])
+                                [(g.id, g.type, g.norm, g.priority, leader_of[g.id], nwords[g.id], supported[g.id],
+                                  latest[g.id]) for g in groups])
             self.db.executemany("INSERT INTO members(gid, path, seq, text, portable) VALUES (?, ?, ?, ?, ?)", members)
             self.db.executemany("INSERT INTO postings(type, token, gids) VALUES (?, ?, ?)",
-                                [(*key, packed(gids)) for key, gids in postings.items()])
+                                [(kind, token, packed(gids)) for kind, of_kind in postings.items()
+                                 for token, gids in of_kind.items()])
             self.db.executemany("INSERT OR IGNORE INTO conflicts(a, b) VALUES (?, ?)", conflicts)
             for name, (kind, what) in _INDEXES.items():
                 self.db.execute(f"CREATE {kind} {name} {what}")  # noqa: S608  (fixed names)
