@@ -104,11 +104,9 @@ def current_branch(repo_path: str, cwd: str, problems: list[str], *,
     The context cache answers (and remembers the answer; `context`: its folder and index, when read
     already); without it, the identities the search index keeps of each project do.
     """
-    from memgit.verbs import cwd_branch
+    from memgit.verbs.cwd_branch import of_cwd
 
-    if context is not None and context[1] is not None:
-        return cwd_branch.branch_of(cwd, context[1], context[0], problems)  # what of_cwd does with the index
-    return cwd_branch.of_cwd(os.path.join(repo_path, ".git", "memgit"), cwd, problems)
+    return of_cwd(os.path.join(repo_path, ".git", "memgit"), cwd, problems, index=context[1] if context else None)
 
 
 def told_context(repo_path: str, branch: str | None, problems: list[str], *,

@@ -24,7 +24,11 @@ FILE = "search.sqlite"
 SCHEMA = 7  # bump when the tables or documents() change (memgit.store.search_index): every branch is indexed again
 SNIPPET_TOKENS = 14
 TITLE_WEIGHT, TEXT_WEIGHT = 0.5, 1.0
-UNITS = "d.branch, d.path, d.unit, d.kind, d.type, d.title, f.text, d.session, d.date, d.support"  # a search.Doc
+_COLUMNS = "d.branch, d.path, d.unit, d.kind, d.type, d.title, {text}, d.session, d.date, d.support"  # a search.Doc
+UNITS = _COLUMNS.format(text="f.text")  # f: the FTS5 table `fts`
+# The text from the table FTS5 keeps it in (`fts_content`: id, c0 the title, c1 the text), as `fts` gives it:
+# reading it through `fts` opens the FTS5 table first (its config and structure, ~0.2 ms of a prompt).
+_KEPT_UNITS = _COLUMNS.format(text="f.c1")
 
 # What a search found: (doc, bm25) pairs, best BM25 first (lower is better); each one's row in the index;
 # and the expression they match, to mark the words of the rows shown (`snippets`).
@@ -247,14 +251,17 @@ class Reader:
 
     def units(self, ids: Sequence[int]) -> dict[int, list[search.Doc]]:
         """The searchable units of each subject (its note's summary, learnings...), in their order."""
-        if not ids:
-            return {}
-        found: dict[int, list[search.Doc]] = {}
-        # The text from the table FTS5 keeps it in (`fts_content`: id, c0 the title, c1 the text), as `fts` would
-        # give it: reading it through `fts` opens the FTS5 table first (its config and structure, ~0.2 ms).
-        sql = (f"SELECT u.subject, {UNITS.replace('f.text', 'f.c1')} FROM subject_units u "
-               f"JOIN docs d ON d.id = u.doc JOIN fts_content f ON f.id = d.id "
-               f"WHERE u.subject IN ({','.join('?' * len(ids))}) ORDER BY u.subject, d.unit")
-        for row in self._db.execute(sql, list(ids)):
-            found.setdefault(row[0], []).append(search.Doc(*row[1:]))
+        return subject_units(self._db, ids)
+
+
+def subject_units(db, ids: Sequence[int]) -> dict[int, list[search.Doc]]:
+    """The searchable units of each subject of `ids` (at most SQLite's 999 variables), in their order."""
+    found: dict[int, list[search.Doc]] = {}
+    if not ids:
         return found
+    sql = (f"SELECT u.subject, {_KEPT_UNITS} FROM subject_units u JOIN docs d ON d.id = u.doc "
+           f"JOIN fts_content f ON f.id = d.id WHERE u.subject IN ({','.join('?' * len(ids))}) "
+           "ORDER BY u.subject, d.unit")
+    for row in db.execute(sql, list(ids)):
+        found.setdefault(row[0], []).append(search.Doc(*row[1:]))
+    return found

@@ -4,7 +4,7 @@ words, its subjects' words) and removed again."""
 from __future__ import annotations
 
 from memgit.core import search, search_units
-from memgit.store.search_reader import UNITS
+from memgit.store.search_reader import subject_units
 
 
 def drop(db, branch: str, path: str | None) -> int:
@@ -32,14 +32,10 @@ def drop(db, branch: str, path: str | None) -> int:
 
 def _subject_words(db, subjects: list[int]) -> dict[int, str]:
     """The words each subject gave the contentless subject index, made again from its units."""
-    units: dict[int, list[search.Doc]] = {s: [] for s in subjects}
+    units: dict[int, list[search.Doc]] = {}
     for start in range(0, len(subjects), 500):
-        chunk = subjects[start:start + 500]
-        for row in db.execute(f"SELECT u.subject, {UNITS} FROM subject_units u JOIN docs d ON d.id = u.doc "
-                              f"JOIN fts f ON f.rowid = d.id WHERE u.subject IN ({','.join('?' * len(chunk))}) "
-                              "ORDER BY u.subject, d.unit", chunk):
-            units[row[0]].append(search.Doc(*row[1:]))
-    return {s: search_units.file_text(docs) for s, docs in units.items()}
+        units.update(subject_units(db, subjects[start:start + 500]))
+    return {s: search_units.file_text(units.get(s, [])) for s in subjects}
 
 
 def insert(db, files: list[list[search.Doc]]) -> int:

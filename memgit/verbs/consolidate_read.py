@@ -7,8 +7,7 @@ import logging
 
 from memgit.config import Config
 from memgit.consolidate.heuristic import cache as memory_cache
-from memgit.consolidate.heuristic.graph import note_occurrences
-from memgit.consolidate.heuristic.memory import Memory, note_meta
+from memgit.consolidate.heuristic.memory import Memory
 from memgit.consolidate.heuristic.skills import MARKER
 from memgit.core import notes as notes_mod
 from memgit.core import scopes
@@ -105,7 +104,7 @@ def scope_memory(repo, cfg: Config, branch: str, head: str) -> Memory:
     added = [(path, blob, note) for path, blob in sorted(delta.items()) if blob is not None
              and (note := _parsed(repo, branch, path, blob)) is not None]
     if fresh:  # all at once: the token order is taken from them
-        memory.build([(path, note_occurrences(path, note), note_meta(path, note, blob)) for path, blob, note in added])
+        memory.build_notes(added)
     else:
         for path in sorted(set(delta) - {p for p, _, _ in added}):
             memory.remove(path)  # gone, or no longer a note

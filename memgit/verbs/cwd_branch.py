@@ -12,11 +12,14 @@ from memgit.sources import gitstat
 from memgit.store.context_cache import MEMO_SIZE, empty_memo, read_json, write_json
 
 
-def of_cwd(state_dir: str, cwd: str, problems: list[str], *, heads: dict | None = None) -> str | None:
+def of_cwd(state_dir: str, cwd: str, problems: list[str], *, heads: dict | None = None,
+           index: dict | None = None) -> str | None:
     """The project branch of `cwd`, from the context cache (its index, or only an index of `heads`
-    when given); without one, resolved over the projects the search index keeps."""
+    when given; `index`: the index, when the caller read it already); without one, resolved over the
+    projects the search index keeps."""
     cdir = os.path.join(state_dir, "context")
-    index = read_json(os.path.join(cdir, "index.json"))
+    if index is None:
+        index = read_json(os.path.join(cdir, "index.json"))
     if index is not None and (heads is None or index.get("heads") == heads):
         return branch_of(cwd, index, cdir, problems)
     from memgit.sources import workspace

@@ -21,8 +21,7 @@ from memgit.config import Config
 from memgit.consolidate import team as rules
 from memgit.consolidate.heuristic import cache as memory_cache
 from memgit.consolidate.heuristic import view
-from memgit.consolidate.heuristic.graph import note_occurrences
-from memgit.consolidate.heuristic.memory import Memory, note_meta
+from memgit.consolidate.heuristic.memory import Memory
 from memgit.core import join as identity
 from memgit.core import notes as notes_mod
 from memgit.core import scopes
@@ -100,8 +99,7 @@ def shared_memory(repo, cfg: Config, branch: str, head: str) -> tuple[Memory, ru
                 version = f"{blob}:{','.join(applied)}"
         added.append((path, version, note))
     if fresh:  # all at once: the token order is taken from them
-        memory.build([(path, note_occurrences(path, note), note_meta(path, note, version))
-                      for path, version, note in added])
+        memory.build_notes(added)
     else:
         for path, version, note in added:
             memory.add(path, note, version=version)

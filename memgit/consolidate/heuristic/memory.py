@@ -123,12 +123,16 @@ class Memory:
     def of(cls, notes: Iterable[tuple[str, Note]], source: str = "") -> Memory:
         """A Memory of all `notes` at once, in memory (the token order taken from them)."""
         memory = cls()
-        memory.build([(path, note_occurrences(path, note, source), note_meta(path, note, "", source))
-                      for path, note in notes])
+        memory.build_notes([(path, "", note) for path, note in notes], source)
         return memory
 
+    def build_notes(self, notes: Iterable[tuple[str, str, Note]], source: str = "") -> None:
+        """Replace everything by these notes, (path, version, note), at once (the token order taken from them)."""
+        self.build([(path, note_occurrences(path, note, source), _meta(path, note, version, source))
+                    for path, version, note in notes])
+
     def build(self, found: Sequence[tuple[str, Sequence[Occurrence], tuple]], *, flag_portable: bool = True) -> None:
-        """Replace everything by these notes: (path, occurrences, meta), meta as `note_meta` makes it.
+        """Replace everything by these notes: (path, occurrences, meta), meta as `_meta` makes it.
 
         The groups are decided at once (`Leaders.assign_all`), and everything is written at the end.
         """
@@ -191,7 +195,7 @@ class Memory:
 
     def add(self, path: str, note: Note, *, version: str = "", source: str = "") -> None:
         """Add (or replace) the note at `path`; `version` says which content it was (a blob id)."""
-        self.add_occurrences(path, note_occurrences(path, note, source), note_meta(path, note, version, source))
+        self.add_occurrences(path, note_occurrences(path, note, source), _meta(path, note, version, source))
 
     def add_occurrences(self, path: str, found: Sequence[Occurrence], meta: tuple) -> None:
         with self.db:
@@ -288,7 +292,7 @@ class Memory:
         return view_mod.portable_versions(self.db)
 
 
-def note_meta(path: str, note: Note, version: str, source: str = "") -> tuple:
+def _meta(path: str, note: Note, version: str, source: str) -> tuple:
     """What the Memory records of a note besides its learnings: (version, session, when, title,
     source, the files its session edited joined by newlines)."""
     return (version, note.session or path, recency(note, path), note.title, source,
