@@ -190,6 +190,19 @@ def test_the_summary_keeps_standing_corrections_and_memory_md_every_one():
     assert [ask in result.summary_md for ask in standing + one_off] == [True] * 3 + [False] * 6
 
 
+
+def test_a_standing_correction_is_told_without_the_request_that_followed_it():
+    # fixtures, claude-code-log fe869ecb: the rule, then a request of that session's work
+    rule = "Wait, does it only run on main? I think we should run it on all push?"
+    request = "Also, would you mind fixing the type issues? They don't look that bad."
+    reason = "could we reuse the session_nav.html template for that? looks like it's very similar?"
+    notes = [note(0, ("preference", f'The user corrected the agent: "{rule} {request}"'), day=1),
+             note(1, ("preference", f'The user corrected the agent: "{reason}"'), day=2)]
+    result = run(notes)
+    assert f'"{rule}"' in result.summary_md and "type issues" not in result.summary_md
+    assert f"{rule} {request}" in result.memory_md  # MEMORY.md and the note keep the whole quote
+    assert f'"{reason}"' in result.summary_md  # what follows a rule as its reason is no request: kept
+
 def test_what_the_person_said_in_work_that_recurs_reaches_the_summary_with_its_file():
     # Release notes are updated before every release (fixtures/scale: ReleaseNotes.md, edited in 8 of 82
     # sessions): what the person corrected there holds for the next time. The same kind of remark made

@@ -25,7 +25,7 @@ from memgit.consolidate.heuristic.memory import NoteInfo
 from memgit.consolidate.heuristic.memory_md import link_label
 from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, MIN_PROJECTS
 from memgit.consolidate.heuristic.selection import REPORTED, briefed
-from memgit.extract.heuristic.standing import instructed, stated_generally
+from memgit.extract.heuristic.standing import instructed, stated_generally, told_part
 from memgit.core.vocab import MAIN, PREFIX, TYPES
 from memgit.core.work_line import work_line
 
@@ -58,7 +58,7 @@ def sentence(c: Cluster, files: Sequence[str] = ()) -> str | None:
         return None
     strength = f" ({plural(c.support, 'session')}{', ' + c.tier if c.tier else ''})" if c.support >= 2 else ""
     about_ = f" (while editing {', '.join(f'`{name}`' for name in files)})" if files else ""
-    return f"- {_finding(c.text)}{strength}{about_}"
+    return f"- {_finding(told_part(c.text))}{strength}{about_}"
 
 
 MAX_REPORT = 100

@@ -249,3 +249,27 @@ def correction_worth_keeping(text: str) -> bool:
     if question(said):
         return pushback(said)
     return not task_step(said) or pushback(said)
+
+
+def told_part(text: str) -> str:
+    """A correction as the briefing tells it: its quote up to the last sentence that makes it standing,
+    when the person went on to ask for other work ("I think we should run it on all push? Also, would
+    you mind fixing the type issues?"): the request was done in its session, the rule holds. MEMORY.md
+    and the note keep the whole quote."""
+    quoted = _QUOTED.match(text) if text.startswith(CORRECTION) else None
+    if quoted is None:
+        return text
+    parts = [part for part in _SENTENCE.split(quoted.group("said")) if part.strip()]
+    marks = [i for i, part in enumerate(parts) if _general_rule(part) or _lasting_pushback(part)
+             or first_person(part) or choice(part) or _PRACTICE.search(part)]
+    if not marks or marks[-1] + 1 >= len(parts) or not _asks_for_more(parts[marks[-1] + 1]):
+        return text
+    return f'{CORRECTION} "{" ".join(part.strip() for part in parts[: marks[-1] + 1])}"'
+
+
+def _asks_for_more(sentence: str) -> bool:
+    """A request of other work ("Also, would you mind …", "Can you then …", "Please run …"), not the
+    reason said after a rule ("looks like it's very similar?")."""
+    said = _FILLER.sub("", sentence.strip())
+    return _REQUEST.search(said) is not None or (_TASK_VERB.match(said) is not None and not pushback(said))
+
