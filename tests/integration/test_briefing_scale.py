@@ -138,3 +138,11 @@ def test_what_the_person_said_while_doing_a_recurring_task_is_told_with_its_file
     for rule in told_with_file:
         named = re.findall(r"`([^`]+)`", rule.rsplit("(while editing", 1)[1])
         assert named and all(edits.get(name, 0) >= 3 for name in named), (rule, edits)
+
+
+def test_the_files_the_person_has_updated_after_the_work_are_told_when_asked_in_two_sessions(told):
+    # ReleaseNotes.md and README.md were each asked for after a fix in two sessions: what a change is not
+    # done without. One request alone is a one-off and stays in MEMORY.md.
+    upkeep = [r for r in section(told["summary"], "Preferences and conventions") if "along with a change" in r]
+    assert any("`ReleaseNotes.md`" in rule for rule in upkeep), upkeep
+    assert all(re.search(r"\((?:[2-9]|\d\d+) sessions", rule) for rule in upkeep), upkeep

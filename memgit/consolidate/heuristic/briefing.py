@@ -33,6 +33,7 @@ from memgit.core.work_line import work_line
 # how many of each type the summary holds at most: no type fills it.
 _SECTION = {name: t.section for name, t in sorted(TYPES.items(), key=lambda nt: nt[1].rank) if t.section}
 CAPS = {name: t.summary_cap for name, t in TYPES.items()}
+SECTION_CAPS = {section: sum(CAPS[name] for name, of in _SECTION.items() if of == section) for section in _SECTION.values()}
 PROJECT_CHARS = 4_400  # a project's summary: the session-start context holds it, main's and the frame in 6,000
 GLOBAL_CHARS = 1_100
 MAX_PINNED_CHARS = 800  # of one pinned note in the summary; MEMORY.md links the whole note
@@ -146,14 +147,16 @@ class Work:
 
 def _capped(clusters: Sequence[Cluster], types: Collection[str], work: Work | None = None) -> list[Cluster]:
     """Those that earn a line (selection.briefed, then what the person said in recurring work), most
-    supported first (stable: the most recent first within), at most CAPS[type] of each type."""
+    supported first (stable: the most recent first within), at most SECTION_CAPS[section] in a section
+    (a preference and a convention share theirs: which of the two a rule is told is a guess of words)."""
     taken: Counter[str] = Counter()
     out = []
     held = [(c, briefed(c)) for c in clusters if c.type in types]
     for c, on_its_own in sorted(held, key=lambda cb: (-cb[0].support, not cb[1])):
-        if taken[c.type] >= CAPS[c.type] or not (on_its_own or work and work.recurs(c)):
+        section = _SECTION[c.type]
+        if taken[section] >= SECTION_CAPS[section] or not (on_its_own or work and work.recurs(c)):
             continue
-        taken[c.type] += 1
+        taken[section] += 1
         out.append(c)
     return out
 

@@ -10,7 +10,8 @@ The whole path, in order:
                      preferences (rules and corrections the person stated), commands (as they ran
                      and passed), gotchas (error, cause, fix), decisions (a choice with its reason),
                      facts (how the codebase works, as the agent found it), sequences (where a
-                     numbered file such as a migration goes, as the work shows it)
+                     numbered file such as a migration goes, as the work shows it), upkeep (the
+                     files the person has updated after the work: README, release notes, tests)
     rank.rank        the shared filter stage (fragments, narration, logs, injected text, ephemera),
                      then the best candidates, deduplicated, within the note's size
     summary          the note's title, paragraph and outcome
@@ -25,14 +26,14 @@ from __future__ import annotations
 from memgit.core.model import Extraction, Note, Transcript
 from memgit.extract import HEURISTIC
 from memgit.extract.heuristic import (commands, decisions, facts, gotchas, preferences, rank, revisions, sequences, session,
-                                      summary)
+                                      summary, upkeep)
 from memgit.extract.heuristic.keywords import keywords
 from memgit.extract.heuristic.session import Session, is_edit
 from memgit.extract.heuristic.shell import program
 from memgit.extract.heuristic.text import own_words, title_slug
 
 EXTRACTOR = HEURISTIC
-LEARNERS = (preferences.learn, commands.learn, gotchas.learn, decisions.learn, facts.learn, sequences.learn)
+LEARNERS = (preferences.learn, upkeep.learn, commands.learn, gotchas.learn, decisions.learn, facts.learn, sequences.learn)
 PROSE_SCAN = 1500  # of a prompt read for keywords: past that it is usually pasted material
 
 

@@ -9,6 +9,7 @@ to `MAX_LEARNINGS`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from memgit.core.model import Learning
@@ -86,14 +87,25 @@ def rank(candidates: list[Candidate], *, cwd: str | None, budget: Budget) -> lis
     return [Learning(c.type, c.text) for c, _ in ordered]
 
 
-def _content(text: str) -> frozenset[str]:
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def _content(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A statement's content words, and the code it names."""
+    return _words(text), frozenset(_CODE.findall(text))
+
+
+def _words(text: str) -> frozenset[str]:
     return frozenset(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")) else w
                      for w in words(text) if len(w) > 2 and w not in _STOP)
 
 
-def _same(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Near-identical statements: mostly the same words, or one's words nearly all in the other."""
-    if not a or not b:
+def _same(first: tuple[frozenset[str], frozenset[str]], second: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """Near-identical statements: mostly the same words, or one's words nearly all in the other; two
+    that name different code say different things ("update `README.md`", "update `schema.go`"), as
+    consolidation judges them (memgit.consolidate.heuristic.graph)."""
+    (a, code_a), (b, code_b) = first, second
+    if not a or not b or (code_a and code_b and not code_a & code_b):
         return False
     overlap = len(a & b)
     return overlap / len(a | b) >= 0.5 or (min(len(a), len(b)) >= 5 and overlap / min(len(a), len(b)) >= 0.8)
