@@ -40,10 +40,13 @@ _FOLLOW_UP = ("prompt", "queued")
 def learn(s: Session) -> list[Candidate]:
     """One convention per file the person had updated after the work (tests: one for all)."""
     found: dict[str, Candidate] = {}
+    before: set[str | None] = set()  # the files edited before the request at hand
+    read = 0
     for x in s.requests[1:]:  # the first request (or the approved plan) is the task itself
-        if x.kind not in _FOLLOW_UP:
+        before.update(c.file_path for c in s.calls[read: x.first_call] if is_edit(c))
+        read = max(read, x.first_call)
+        if x.kind not in _FOLLOW_UP or not _ASK.search(x.said):
             continue
-        before = {c.file_path for c in s.calls[: x.first_call] if is_edit(c)}
         if not before:
             continue  # nothing was changed yet: a request of its own, not upkeep
         # a file the session had edited already is its own work ("update the architecture document")
