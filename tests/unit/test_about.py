@@ -137,3 +137,28 @@ def test_describe_takes_the_best_file_that_says_something():
     found = about.describe(files, origin=SESSION)
     assert found.file == "CLAUDE.md" and found.text.startswith("ClusterCockpit is")
     assert about.describe({"README.md": "# x"}, origin=SESSION) is None
+
+
+@pytest.mark.parametrize("readme", [
+    # fixtures/transcripts agentcmd: the create-turbo README as the session read it, never edited
+    "# Turborepo starter\n\nThis Turborepo starter is maintained by the Turborepo core team.\n\n## Using this example\n\n"
+    "Run the following command:\n\n## What's inside?\n\nThis Turborepo includes the following packages/apps:\n",
+    "This is a [Next.js](https://nextjs.org) project bootstrapped with [`create-next-app`](https://nextjs.org/docs).\n",
+    "# React + TypeScript + Vite\n\nThis template provides a minimal setup to get React working in Vite with HMR.\n",
+])
+def test_a_template_readme_left_as_it_came_does_not_say_what_the_project_is(readme):
+    assert first_paragraph(readme) is None
+    files = {"README.md": readme, "CLAUDE.md": CC_CLAUDE_MD}
+    assert about.describe(files, origin=SESSION).file == "CLAUDE.md"  # the next file says it
+
+
+def test_a_project_that_names_its_template_still_describes_itself():
+    readme = "# Billing\n\nBilling is the invoicing service of Acme; it started from the Turborepo starter.\n"
+    assert first_paragraph(readme) == "Billing is the invoicing service of Acme; it started from the Turborepo starter."
+
+
+def test_a_template_s_text_an_older_memgit_kept_is_not_told_and_gives_way():
+    kept = about.body(Description("This Turborepo starter is maintained by the Turborepo core team.", "README.md"))
+    assert about.about(project(kept)) is None
+    better = Description("Agent workflows: a monorepo of the agentcmd app and its packages.", "CLAUDE.md")
+    assert about.refreshed(kept, better) == about.body(better)
