@@ -93,7 +93,8 @@ def first_paragraph(markdown: str, *, limit: int = LIMIT, strict: bool = True) -
     warnings, sections such as Installation or License, and boilerplate ("This file provides guidance
     to Claude Code...") are passed over, and so (with `strict`) are paragraphs too short to describe
     anything or opening with an instruction; a template's README left as it came ("This Turborepo
-    starter is maintained by …", "… bootstrapped with create-next-app") gives nothing. A person's own PROJECT.md body is read with strict=False.
+    starter is maintained by …", "… bootstrapped with create-next-app") gives nothing. A person's own
+    PROJECT.md body is read with strict=False.
     """
     for raw, heading in _paragraphs(markdown):
         if strict and heading is not None and _OTHER_SECTIONS.match(heading):
@@ -241,7 +242,8 @@ def refreshed(current: str, found: Description) -> str | None:
     mine = written(current)
     if mine is None or mine.text == found.text:
         return None
-    if found.rank < mine.rank or _TEMPLATE.search(mine.text) or (found.origin == CHECKOUT and found.rank == mine.rank):
+    if found.rank < mine.rank or _TEMPLATE.search(mine.text) or (found.origin == CHECKOUT
+                                                                  and found.rank == mine.rank):
         return body(found)
     return None
 

@@ -33,7 +33,8 @@ from memgit.core.work_line import work_line
 # how many of each type the summary holds at most: no type fills it.
 _SECTION = {name: t.section for name, t in sorted(TYPES.items(), key=lambda nt: nt[1].rank) if t.section}
 CAPS = {name: t.summary_cap for name, t in TYPES.items()}
-SECTION_CAPS = {section: sum(CAPS[name] for name, of in _SECTION.items() if of == section) for section in _SECTION.values()}
+SECTION_CAPS = {section: sum(CAPS[name] for name, of in _SECTION.items() if of == section)
+                for section in _SECTION.values()}
 PROJECT_CHARS = 4_400  # a project's summary: the session-start context holds it, main's and the frame in 6,000
 GLOBAL_CHARS = 1_100
 MAX_PINNED_CHARS = 800  # of one pinned note in the summary; MEMORY.md links the whole note

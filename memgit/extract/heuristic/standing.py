@@ -272,4 +272,3 @@ def _asks_for_more(sentence: str) -> bool:
     reason said after a rule ("looks like it's very similar?")."""
     said = _FILLER.sub("", sentence.strip())
     return _REQUEST.search(said) is not None or (_TASK_VERB.match(said) is not None and not pushback(said))
-
