@@ -146,3 +146,12 @@ def test_the_files_the_person_has_updated_after_the_work_are_told_when_asked_in_
     upkeep = [r for r in section(told["summary"], "Preferences and conventions") if "along with a change" in r]
     assert any("`ReleaseNotes.md`" in rule for rule in upkeep), upkeep
     assert all(re.search(r"\((?:[2-9]|\d\d+) sessions", rule) for rule in upkeep), upkeep
+
+
+def test_the_skills_are_named_in_one_line_not_a_line_each(told):
+    # each restates a command the briefing tells already, and an installed agent has them as its own skills
+    deeper = section(told["summary"], "Where to look deeper")
+    skills = git(told["repo"], "ls-tree", "--name-only", f"{told['branch']}:skills").split()
+    assert len(skills) >= 2, skills
+    lines = [line for line in deeper if "skills/" in line]
+    assert len(lines) == 1 and all(f"`{name}`" in lines[0] for name in skills), lines

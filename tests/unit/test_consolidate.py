@@ -115,7 +115,8 @@ def test_summary_says_how_to_build_and_test_then_the_learnings_in_complete_sente
     assert sections["Gotchas"] == ["Redis must run before the tests."]
     assert any("Fixed Redis tests" in b for b in sections["Latest work"])  # the work done, not the request
     index = " ".join(sections["Where to look deeper"])
-    assert "memgit show projects/pinion:MEMORY.md" in index and "skills/pinion-run-tests/SKILL.md" in index
+    assert "memgit show projects/pinion:MEMORY.md" in index
+    assert "`pinion-run-tests`" in index and "memgit show projects/pinion:skills/<name>/SKILL.md" in index
 
 
 def test_one_line_per_purpose_the_most_recent_clean_form_that_worked():

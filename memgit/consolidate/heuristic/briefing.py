@@ -201,10 +201,23 @@ def project_summary(label: str, scope: str, project: Project | None, notes: Sequ
     recent = sorted(notes, key=lambda pn: (pn[1].when, pn[0]), reverse=True)[:RECENT_SESSIONS]
     for i, (_, info) in enumerate(recent):
         doc.offer(Line("Latest work", f"- {link_label(info.when, info.session)}: {work_line(info.title)}", (i,)))
-    for i, s in enumerate(found):
-        doc.offer(Line("Where to look deeper", f"- Skill `{s.name}` ({s.title.lower()}): "
-                                               f"`memgit show {branch}:skills/{s.name}/SKILL.md`", (3, i)))
+    if line := skills_line(found, branch):
+        doc.offer(Line("Where to look deeper", line, (3,)))
     return doc.text()
+
+
+MAX_SKILLS = 6  # named in the briefing's one line; MEMORY.md lists every one
+
+
+def skills_line(found: Sequence[skills_mod.Skill], branch: str) -> str | None:
+    """One line naming the project's skills: each restates commands the briefing tells already, and an
+    installed agent has them as its own skills, so a line each would only repeat them."""
+    if not found:
+        return None
+    names = ", ".join(f"`{s.name}`" for s in found[:MAX_SKILLS])
+    more = f" and {len(found) - MAX_SKILLS} more" if len(found) > MAX_SKILLS else ""
+    return (f"- Skills ({plural(len(found), 'procedure')} of {skills_mod.MIN_SESSIONS} or more sessions): {names}{more}: "
+            f"`memgit show {branch}:skills/<name>/SKILL.md`")
 
 
 # ---- across projects (main) ----------------------------------------------------------------------
