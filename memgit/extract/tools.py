@@ -17,6 +17,14 @@ def is_edit(call: ToolCall) -> bool:
     return call.kind == "edit"
 
 
+def edited_paths(call: ToolCall) -> list[str]:
+    """The files an edit wrote: one, or each of a patch's (Codex's apply_patch lists them all)."""
+    files = call.input.get("files")
+    if isinstance(files, list) and all(isinstance(f, str) for f in files):
+        return files
+    return [call.file_path] if call.file_path else []
+
+
 def replacements(call: ToolCall) -> list[tuple[str, str]]:
     """An edit's texts before and after: a replacement, each of a multi-edit's, a written file ("" before)."""
     data = call.input

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from memgit.core.model import ToolCall
 from memgit.extract.heuristic import rank
 from memgit.extract.heuristic.candidate import Candidate
 from tests.unit.test_consolidate import note, run
@@ -74,3 +75,11 @@ def test_asked_in_two_sessions_it_reaches_the_briefing_and_once_it_does_not():
     result = run([note(0, readme, day=1), note(1, readme, day=5), note(2, ("convention", notes_), day=6)])
     assert "`README.md` to be updated along with a change. (2 sessions" in result.summary_md
     assert notes_ not in result.summary_md and notes_ in result.memory_md
+
+
+def test_a_codex_patch_counts_every_file_it_wrote():
+    # as memgit.sources.codex.tools reads an apply_patch: every file it names, the first as file_path
+    patch = ToolCall("p1", "apply_patch", {"files": [f"{CWD}/src/api.ts", f"{CWD}/README.md"],
+                                           "file_path": f"{CWD}/src/api.ts"}, "ok", False, True, kind="edit")
+    assert upkeep_of(*FIX, user("Also update the README with the new flag"), agent(patch, text="Done.")) == [
+        "The user asks for `README.md` to be updated along with a change."]

@@ -17,7 +17,7 @@ import re
 from memgit.extract.heuristic.candidate import Candidate
 from memgit.extract.heuristic.session import Exchange, Session
 from memgit.extract.heuristic.text import sentences
-from memgit.extract.tools import is_edit
+from memgit.extract.tools import edited_paths, is_edit
 
 # A request to bring something up to date, and what it names (within the sentence).
 _ASK = re.compile(r"\b(?:update|add|adapt|adjust|extend|document|fill in|amend|reflect)\b(?P<rest>[^.?!;]{0,80})",
@@ -40,18 +40,18 @@ _FOLLOW_UP = ("prompt", "queued")
 def learn(s: Session) -> list[Candidate]:
     """One convention per file the person had updated after the work (tests: one for all)."""
     found: dict[str, Candidate] = {}
-    before: set[str | None] = set()  # the files edited before the request at hand
+    before: set[str] = set()  # the files edited before the request at hand
     read = 0
     for x in s.requests[1:]:  # the first request (or the approved plan) is the task itself
-        before.update(c.file_path for c in s.calls[read: x.first_call] if is_edit(c))
+        before.update(path for c in s.calls[read: x.first_call] if is_edit(c) for path in edited_paths(c))
         read = max(read, x.first_call)
         if x.kind not in _FOLLOW_UP or not _ASK.search(x.said):
             continue
         if not before:
             continue  # nothing was changed yet: a request of its own, not upkeep
         # a file the session had edited already is its own work ("update the architecture document")
-        edited = [c.file_path.rsplit("/", 1)[-1] for c in x.calls if is_edit(c) and c.file_path
-                  and c.file_path not in before]
+        edited = [path.rsplit("/", 1)[-1] for c in x.calls if is_edit(c) for path in edited_paths(c)
+                  if path not in before]
         for kind in _named(x):
             for name in _answered(kind, edited):
                 text = ("The user asks for tests to be added along with a change." if kind == "tests"
