@@ -30,7 +30,7 @@ def upkeep_of(*turns) -> list[str]:
      ["The user asks for `README.md` to be updated along with a change."]),
     # entire-cli 6113e919: tests, whatever file they went into
     ("ok, do nothing, can we add some tests?", ["cmd/entire/cli/checkpoint/checkpoint_test.go"],
-     ["The user asks for tests to be added along with a change."]),
+     ["The user asks for tests along with a change."]),
     # not upkeep: a question, a refusal, a request answered by no edit of what it names
     ("Does this doc page help?", ["README.md"], []),
     ("Don't update the README, it is generated", ["README.md"], []),

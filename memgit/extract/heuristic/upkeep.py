@@ -54,7 +54,7 @@ def learn(s: Session) -> list[Candidate]:
                   if path not in before]
         for kind in _named(x):
             for name in _answered(kind, edited):
-                text = ("The user asks for tests to be added along with a change." if kind == "tests"
+                text = ("The user asks for tests along with a change." if kind == "tests"
                         else f"The user asks for `{name}` to be updated along with a change.")
                 found.setdefault(text, Candidate("convention", text, SCORE, "upkeep"))
     return list(found.values())
