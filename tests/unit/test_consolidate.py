@@ -204,6 +204,19 @@ def test_a_standing_correction_is_told_without_the_request_that_followed_it():
     assert f"{rule} {request}" in result.memory_md  # MEMORY.md and the note keep the whole quote
     assert f'"{reason}"' in result.summary_md  # what follows a rule as its reason is no request: kept
 
+def test_a_standing_remark_that_leans_on_its_session_stays_out_of_the_summary():
+    # fixtures, entire-cli e8106766: "this code" was the check the session had just shown; the remark
+    # reads as nothing without it. Naming the thing, or saying enough of it, stands alone.
+    leaning = "any chance we can consolidate this code?"
+    named = "could we reuse claude_code_log/templates/components/session_nav.html for that?"
+    said = "I didn't find those cross-session navigation links helpful, replace them with one link"
+    notes = [note(i, ("preference", f'The user corrected the agent: "{ask}"'), day=i + 1)
+             for i, ask in enumerate((leaning, named, said))]
+    result = run(notes)
+    assert leaning in result.memory_md and leaning not in result.summary_md
+    assert named in result.summary_md and said in result.summary_md
+
+
 def test_what_the_person_said_in_work_that_recurs_reaches_the_summary_with_its_file():
     # Release notes are updated before every release (fixtures/scale: ReleaseNotes.md, edited in 8 of 82
     # sessions): what the person corrected there holds for the next time. The same kind of remark made

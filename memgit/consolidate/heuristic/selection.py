@@ -21,7 +21,7 @@ import re
 
 from memgit.consolidate.heuristic.graph import Cluster
 from memgit.extract.heuristic.commands import adds_option
-from memgit.extract.heuristic.standing import standing
+from memgit.extract.heuristic.standing import standing, stands_alone
 
 # How something behaves or what it needs: the form of a lesson that still holds.
 _RULE = re.compile(
@@ -131,5 +131,9 @@ def observed(text: str) -> bool:
 
 
 # Each type's bar for one session's learning (two sessions clear any); commands have lines of their own.
-_BAR = {"preference": standing, "convention": standing, "gotcha": lasting_gotcha, "decision": lasting_decision,
+def _standing_alone(text: str) -> bool:
+    return standing(text) and stands_alone(text)
+
+
+_BAR = {"preference": _standing_alone, "convention": _standing_alone, "gotcha": lasting_gotcha, "decision": lasting_decision,
         "fact": lambda text: False}

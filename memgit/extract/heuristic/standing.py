@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import re
 
+from memgit.extract.heuristic.candidate import concreteness
+
 CORRECTION = "The user corrected the agent:"
 INSTRUCTED = ("Project instructions:", "Project rule")  # learnings made from the project's instruction file
 
@@ -249,6 +251,18 @@ def correction_worth_keeping(text: str) -> bool:
     if question(said):
         return pushback(said)
     return not task_step(said) or pushback(said)
+
+
+_REFERS = re.compile(r"\b(?:this|that|these|those|it|them)\b", re.I)
+_WORD = re.compile(r"[A-Za-z]{3,}")
+MIN_ALONE = 8  # words of three letters or more a remark pointing at "this" or "it" needs to say what it is about
+
+
+def stands_alone(text: str) -> bool:
+    """A person's rule reads without its session: it names what it is about, or points at nothing
+    ("any chance we can consolidate this code?" leans on the code the session showed)."""
+    said = words_of(text)
+    return not _REFERS.search(said) or concreteness(said) > 0 or len(_WORD.findall(said)) >= MIN_ALONE
 
 
 def told_part(text: str) -> str:
