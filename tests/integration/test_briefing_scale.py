@@ -71,7 +71,11 @@ def test_it_opens_with_the_project_and_says_how_to_build_and_test_it(told):
     branches = git(told["repo"], "branch", "--format=%(refname:short)").split()
     assert [b for b in branches if b.startswith("projects/")] == ["projects/cc-backend"]  # five paths, one project
     commands = section(told["summary"], "How to build and test")
-    assert "Build: `go build ./...`" in commands and "Test: `go test ./...`" in commands
+    # one line a purpose, its tools as alternatives ("Build: `go build ./...` or `make`")
+    assert any(c.startswith("Build: `go build ./...`") for c in commands)
+    assert any(c.startswith("Test: `go test ./...`") for c in commands)
+    labels = [c.split(":", 1)[0] for c in commands if "—" not in c]
+    assert len(labels) == len(set(labels)), commands
     assert any("cd web/frontend && npm run build" in c for c in commands)  # the frontend's build, where it runs
     assert not any("| tail" in c or "| head" in c or "2>&1" in c for c in commands)
 

@@ -172,6 +172,19 @@ def test_a_run_of_the_whole_project_beats_a_later_run_of_one_file_or_with_a_disp
                      "Lint: `mise run lint`", "Format: `uv run ruff format`"]  # and no display pipe
 
 
+def test_two_tools_of_one_purpose_are_one_line_and_advice_keeps_its_own():
+    # fixtures/scale (cc-backend): `go build ./...` and `make` both built the whole project
+    notes = [note(0, ("command", "Build with `go build ./...`."), day=1),
+             note(1, ("command", "Build with `make`."), day=2),
+             note(2, ("command", "Lint with `golangci-lint run`."), day=3),
+             note(3, ("command", "`make lint` — runs `golangci-lint run ./...` using `.golangci.yml`."), day=4)]
+    lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
+             for b in s.bullets]
+    assert lines == ["Build: `make` or `go build ./...`",  # the latest first
+                     "Lint: `make lint` — runs `golangci-lint run ./...` using `.golangci.yml`",
+                     "Lint: `golangci-lint run`"]
+
+
 def test_the_summary_keeps_standing_corrections_and_memory_md_every_one():
     standing = ["could we reuse the session_nav.html template for that, it looks very similar?",  # a choice the agent makes again
                 "I didn't find those cross-session navigation links helpful, replace them with one link",

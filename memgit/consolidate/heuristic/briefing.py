@@ -191,8 +191,8 @@ def project_summary(label: str, scope: str, project: Project | None, notes: Sequ
         more_pinned(doc, not_fitting, branch)
     doc.offer(Line("", f"{plural(len(notes), 'session')}{span} (branch {branch} of the memory repository).", (2,)))
     replaced = howto.replaced_programs(holding)
-    for i, (kinds, c) in enumerate(howto.purposes(clusters, replaced)):
-        doc.offer(Line("How to build and test", howto.command_line(kinds, c), (i,)))
+    for i, line in enumerate(howto.command_lines(howto.purposes(clusters, replaced))):
+        doc.offer(Line("How to build and test", line, (i,)))
     current = [c for c in holding if c.type in ("preference", "convention") or not howto.runs(c, replaced)]
     work = Work(notes)
     for i, c in enumerate(_capped(current, _SECTION, work)):

@@ -127,6 +127,23 @@ def command_line(kinds: tuple[str, ...], c: Cluster) -> str:
     return f"- {label}: {', '.join(shown)}"
 
 
+_PLAIN = re.compile(r"^- (?P<label>[^:`]+): (?P<command>`[^`]+`)$")
+
+
+def command_lines(chosen: Sequence[tuple[tuple[str, ...], Cluster]]) -> list[str]:
+    """The lines of `purposes`, two tools of one purpose and place on one line ("- Build: `go build ./...`
+    or `make`"): a newcomer reads the choice at once. Advice lines ("— runs …") stay lines of their own."""
+    lines: list[str] = []
+    for kinds, c in chosen:
+        line = command_line(kinds, c)
+        plain, before = _PLAIN.match(line), _PLAIN.match(lines[-1]) if lines else None
+        if plain and before and plain["label"] == before["label"] and " or `" not in lines[-1]:
+            lines[-1] += f" or {plain['command']}"
+        else:
+            lines.append(line)
+    return lines
+
+
 # The agent's advice in the two forms a purpose can head: "`make lint` — runs `golangci-lint run ./...`"
 # and "Start with `./cc-backend -server -dev`." / "Run `golangci-lint run`." (a command, not flags alone).
 _DESCRIBED = re.compile(r"^`(?P<command>[^`]+)`\s*(?:[—–-]|:)\s*(?P<what>.+?)\.?$")
