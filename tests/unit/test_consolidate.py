@@ -119,14 +119,19 @@ def test_summary_says_how_to_build_and_test_then_the_learnings_in_complete_sente
     assert "`pinion-run-tests`" in index and "memgit show projects/pinion:skills/<name>/SKILL.md" in index
 
 
+def how_to(notes) -> list[str]:
+    """The summary's "How to build and test" lines for these notes."""
+    return [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
+            for b in s.bullets]
+
+
 def test_one_line_per_purpose_the_most_recent_clean_form_that_worked():
     notes = [note(1, ("command", "Tests run with `pytest`."), day=1),
              note(2, ("command", "Tests run with `uv run pytest`."), day=2),
              note(3, ("command", "Tests run with `uv run pytest -x tests/ 2>&1 | tail -20`."), day=3),
              note(4, ("command", "Format and lint with `ruff format && ruff check`."), day=4),
              note(5, ("command", "Lint with `ruff check`."), day=5)]
-    lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
-             for b in s.bullets]
+    lines = how_to(notes)
     # the test runs are one purpose and one tool: the latest without a display pipe wins; the chain
     # adds format, which no single command covers
     assert lines == ["Test: `uv run pytest`", "Lint: `ruff check`", "Format and lint: `ruff format && ruff check`"]
@@ -138,8 +143,7 @@ def test_the_agent_s_advice_sits_under_its_purpose_like_the_commands_that_ran():
              note(2, ("command", "`make fmt` — runs `gofumpt -l -w .` over all Go files."), day=2),
              note(3, ("command", "Start with `./cc-backend -server -dev`."), day=3),
              note(4, ("command", "Start with `-loglevel debug`."), day=4)]
-    lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
-             for b in s.bullets]
+    lines = how_to(notes)
     assert lines[:2] == ["Build: `go build ./...`", "Format: `make fmt` — runs `gofumpt -l -w .` over all Go files"]
     assert sorted(lines[2:]) == ["Debug: start with `-loglevel debug`.", "Run: `./cc-backend -server -dev`"]
 
@@ -153,8 +157,7 @@ def test_the_agent_s_advice_sits_under_its_purpose_like_the_commands_that_ran():
 ])
 def test_a_flag_that_makes_the_program_log_more_is_told_as_how_to_debug(advice, shown):
     notes = [note(1, ("command", advice)), note(2, ("command", advice))]
-    lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
-             for b in s.bullets]
+    lines = how_to(notes)
     assert lines == [shown]
 
 
@@ -164,8 +167,7 @@ def test_a_run_of_the_whole_project_beats_a_later_run_of_one_file_or_with_a_disp
              note(3, ("command", "Tests run with `uv run pytest test/test_template_rendering.py -v`."), day=3),
              note(4, ("command", "Lint with `mise run lint`."), day=4),
              note(5, ("command", "Lint with `mise run lint 2>&1 | tail -20`."), day=5)]
-    lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
-             for b in s.bullets]
+    lines = how_to(notes)
     # one file's tests are all that is known of the tests: kept, and said to be one file's; the formatter
     # ran on the whole project once
     assert lines == ["Test (one file): `uv run pytest test/test_template_rendering.py -v`",
@@ -178,8 +180,7 @@ def test_two_tools_of_one_purpose_are_one_line_and_advice_keeps_its_own():
              note(1, ("command", "Build with `make`."), day=2),
              note(2, ("command", "Lint with `golangci-lint run`."), day=3),
              note(3, ("command", "`make lint` — runs `golangci-lint run ./...` using `.golangci.yml`."), day=4)]
-    lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
-             for b in s.bullets]
+    lines = how_to(notes)
     assert lines == ["Build: `make` or `go build ./...`",  # the latest first
                      "Lint: `make lint` — runs `golangci-lint run ./...` using `.golangci.yml`",
                      "Lint: `golangci-lint run`"]
@@ -519,8 +520,7 @@ def test_how_to_run_one_test_has_its_own_line_beside_the_suite():
     notes = [note(1, ("command", "Tests run with `mise run test`."), day=1),
              note(2, ("command", "Run one test with `go test ./cmd/cli/strategy/ -run \"NAME\" -v -count=1`."), day=2),
              note(3, ("command", "Tests run with `go test ./internal/api/ -run TestNats -v`."), day=3)]
-    lines = [b.text for s in _markdown.sections(run(notes).summary_md) if s.heading == "How to build and test"
-             for b in s.bullets]
+    lines = how_to(notes)
     # a named run is how to run one test (its names shown as NAME), never the suite's line
     assert lines[0] == "Test: `mise run test`"
     assert set(lines[1:]) <= {"One test: `go test ./internal/api/ -run 'NAME' -v`",
