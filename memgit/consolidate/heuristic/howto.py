@@ -137,7 +137,7 @@ def command_lines(chosen: Sequence[tuple[tuple[str, ...], Cluster]]) -> list[str
     for kinds, c in chosen:
         line = command_line(kinds, c)
         plain, before = _PLAIN.match(line), _PLAIN.match(lines[-1]) if lines else None
-        if plain and before and plain["label"] == before["label"] and " or `" not in lines[-1]:
+        if plain and before and plain["label"] == before["label"]:
             lines[-1] += f" or {plain['command']}"
         else:
             lines.append(line)

@@ -20,19 +20,18 @@ from memgit.extract.heuristic.text import sentences
 from memgit.extract.tools import edited_paths, is_edit
 
 # A request to bring something up to date, and what it names (within the sentence).
-_ASK = re.compile(r"\b(?:update|add|adapt|adjust|extend|document|fill in|amend|reflect)\b(?P<rest>[^.?!;]{0,80})",
-                  re.I)
+_ASK = re.compile(r"\b(?:update|add|adapt|adjust|extend|document|fill in|amend|reflect)\b[^.?!;]{0,80}", re.I)
 _NOT_ASKED = re.compile(r"\b(?:don'?t|do not|no need|never|not|without|skip|instead of)\b", re.I)
 _WONDERING = re.compile(r"^(?:do|does|did|is|are|was|were|why|what|how|where|when|which|who)\b", re.I)
-# What a request names -> how the file the agent then edited is recognised.
-_KINDS = (
-    ("readme", re.compile(r"\breadme\b", re.I), re.compile(r"^readme\b", re.I)),
-    ("release", re.compile(r"\brelease ?notes\b|\bchange ?log\b", re.I),
-     re.compile(r"release|change ?log|^changes\b|^history\b|^news\b", re.I)),
-    ("docs", re.compile(r"\bdocs?\b|\bdocument(?:ation|ing)?\b", re.I), re.compile(r"\.(?:md|mdx|rst|adoc)$", re.I)),
-    ("schema", re.compile(r"\bschema\b", re.I), re.compile(r"schema", re.I)),
-    ("tests", re.compile(r"\btests?\b", re.I), re.compile(r"(?:^test_|_test\.|\.test\.|\.spec\.|^tests?\.)", re.I)),
-)
+# Each kind of upkeep: (how a request names it, how the file the agent then edited is recognised).
+_KINDS = {
+    "readme": (re.compile(r"\breadme\b", re.I), re.compile(r"^readme\b", re.I)),
+    "release": (re.compile(r"\brelease ?notes\b|\bchange ?log\b", re.I),
+                re.compile(r"release|change ?log|^changes\b|^history\b|^news\b", re.I)),
+    "docs": (re.compile(r"\bdocs?\b|\bdocument(?:ation|ing)?\b", re.I), re.compile(r"\.(?:md|mdx|rst|adoc)$", re.I)),
+    "schema": (re.compile(r"\bschema\b", re.I), re.compile(r"schema", re.I)),
+    "tests": (re.compile(r"\btests?\b", re.I), re.compile(r"(?:^test_|_test\.|\.test\.|\.spec\.|^tests?\.)", re.I)),
+}
 SCORE = 3.0
 _FOLLOW_UP = ("prompt", "queued")
 
@@ -70,16 +69,14 @@ def _named(x: Exchange) -> list[str]:
             for ask in _ASK.finditer(sentence):
                 if _NOT_ASKED.search(sentence[: ask.start()]):
                     continue
-                asked = sentence[ask.start(): ask.end()]
-                kinds += [kind for kind, said, _ in _KINDS if said.search(asked) and kind not in kinds]
+                kinds += [kind for kind, (said, _) in _KINDS.items() if said.search(ask.group()) and kind not in kinds]
     return kinds
 
 
 def _answered(kind: str, edited: list[str]) -> list[str]:
     """The files of this kind the agent edited in answer (the docs: those no other kind claims)."""
-    matcher = next(file for name, _, file in _KINDS if name == kind)
-    others = [file for name, _, file in _KINDS if name not in (kind, "docs")]
-    hits = [name for name in dict.fromkeys(edited) if matcher.search(name)]
-    if kind == "docs":
-        hits = [name for name in hits if not any(other.search(name) for other in others)]
+    hits = [name for name in dict.fromkeys(edited) if _KINDS[kind][1].search(name)]
+    if kind == "docs":  # a README or the release notes are kinds of their own
+        hits = [name for name in hits if not any(file.search(name) for other, (_, file) in _KINDS.items()
+                                                 if other != "docs")]
     return hits[:1] if kind == "tests" else hits
