@@ -174,7 +174,7 @@ def test_a_run_of_the_whole_project_beats_a_later_run_of_one_file_or_with_a_disp
                      "Lint: `mise run lint`", "Format: `uv run ruff format`"]  # and no display pipe
 
 
-def test_two_tools_of_one_purpose_are_one_line_and_advice_keeps_its_own():
+def test_two_tools_of_one_purpose_are_one_line_and_advice_tells_the_command_it_runs():
     # fixtures/scale (cc-backend): `go build ./...` and `make` both built the whole project
     notes = [note(0, ("command", "Build with `go build ./...`."), day=1),
              note(1, ("command", "Build with `make`."), day=2),
@@ -182,8 +182,9 @@ def test_two_tools_of_one_purpose_are_one_line_and_advice_keeps_its_own():
              note(3, ("command", "`make lint` — runs `golangci-lint run ./...` using `.golangci.yml`."), day=4)]
     lines = how_to(notes)
     assert lines == ["Build: `make` or `go build ./...`",  # the latest first
-                     "Lint: `make lint` — runs `golangci-lint run ./...` using `.golangci.yml`",
-                     "Lint: `golangci-lint run`"]
+                     "Lint: `make lint` — runs `golangci-lint run ./...` using `.golangci.yml`"]  # names `golangci-lint run`
+    notes[2] = note(2, ("command", "Lint with `golangci-lint run --fix`."), day=3)  # not what the advice runs
+    assert "Lint: `golangci-lint run --fix`" in how_to(notes)
 
 
 def test_the_summary_keeps_standing_corrections_and_memory_md_every_one():

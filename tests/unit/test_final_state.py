@@ -37,6 +37,9 @@ STANDING = [
     "Project rule (CLAUDE.md, Performance): All code changes must prioritize maximum throughput.",  # 50633cd8 (scale)
     "Do not apply linting for the tests.",  # b6fee4c0 (scale): a norm, though "Do" opens questions too
     CORRECTED + '"Tests should exercise real strategy behaviour, not just metadata serialization"',
+    # a judgement with an intensifier judges as one without ("not so useful" is "not useful")
+    CORRECTED + '"can you remove the not so useful checkpoint_tests again"',  # 6113e919 (claude fixtures)
+    CORRECTED + '"these comments are not really helpful"',
 ]
 ONE_OFF = [
     # the next step of the task, a pointer into the session, an approval, a plain question (fixtures/scale)
@@ -65,6 +68,9 @@ ONE_OFF = [
                 'data is now totally off I guess? but this should mean it attributes more to me but numbers should '
                 'be correct?"',  # 6113e919
     CORRECTED + '"This is annoying, maybe we should use the https repo address?"',  # 9e953218
+    # a task that asks what should be done: the "should" of an indirect question states no rule (9fa13bc4, scale)
+    CORRECTED + '"Analyse which directories should be added to the directoryFilters"',
+    CORRECTED + '"Check whether the cache has to be invalidated after a write"',
     # documentation the person pasted: a "do not" inside it is no rule of theirs (cb2e607c)
     CORRECTED + '"Installing the tool is useful if you need the tool to be available to other programs on your '
                 'system, e.g., if some script you do not control requires the tool"',

@@ -132,7 +132,8 @@ _PLAIN = re.compile(r"^- (?P<label>[^:`]+): (?P<command>`[^`]+`)$")
 
 def command_lines(chosen: Sequence[tuple[tuple[str, ...], Cluster]]) -> list[str]:
     """The lines of `purposes`, two tools of one purpose and place on one line ("- Build: `go build ./...`
-    or `make`"): a newcomer reads the choice at once. Advice lines ("— runs …") stay lines of their own."""
+    or `make`"): a newcomer reads the choice at once. Advice lines ("— runs …") stay lines of their own, and
+    a plain command one of them says it runs is told there only."""
     lines: list[str] = []
     for kinds, c in chosen:
         line = command_line(kinds, c)
@@ -141,7 +142,21 @@ def command_lines(chosen: Sequence[tuple[tuple[str, ...], Cluster]]) -> list[str
             lines[-1] += f" or {plain['command']}"
         else:
             lines.append(line)
-    return lines
+    return [line for line in lines if not _told_in_advice(line, lines)]
+
+
+_ADVICE = re.compile(r"^- (?P<label>[^:`]+): `[^`]+` — (?P<what>.+)$")
+
+
+def _told_in_advice(line: str, lines: Sequence[str]) -> bool:
+    """A plain command another line of its purpose says it runs ("Lint: `golangci-lint run`" beside
+    "Lint: `make lint` — runs `golangci-lint run ./...`"): one line tells both."""
+    if not (plain := _PLAIN.match(line)) or " or " in line:
+        return False
+    command = plain["command"].strip("`")
+    return any((advice := _ADVICE.match(other)) and advice["label"] == plain["label"]
+               and any(span == command or span.startswith(command + " ") for span in re.findall(r"`([^`]+)`", advice["what"]))
+               for other in lines)
 
 
 # The agent's advice in the two forms a purpose can head: "`make lint` — runs `golangci-lint run ./...`"

@@ -69,9 +69,10 @@ _CHOICE = re.compile(
 # Too much of something: the words of a judgement of what the agent built.
 _TOO_MUCH = (r"too (?:complex|complicated|verbose|long|many|much|slow|big|noisy)|over-?engineer\w*|overkill|"
              r"over-?complicat\w*|unnecessar\w*")
+_SO = r"(?:so |very |really |that |too |particularly |all that )?"  # "not so useful" judges as "not useful" does
 # A judgement of what the agent built, said as one (not asked): the taste outlives the task.
 _JUDGEMENT = re.compile(
-    rf"\b(?:I (?:didn'?t|don'?t|do not) (?:find|like)|not (?:helpful|useful|needed|necessary|what I)|{_TOO_MUCH}|"
+    rf"\b(?:I (?:didn'?t|don'?t|do not) (?:find|like)|not {_SO}(?:helpful|useful|needed|necessary|what I)|{_TOO_MUCH}|"
     r"feels? (?:complex|complicated|wrong|heavy|clunky|hacky))\b",
     re.I,
 )
@@ -86,7 +87,7 @@ _PUSHBACK = re.compile(
     r"^(?:no|nope|not|wait|actually|hmm+|hold on|oh no)\b|\b(?:don'?t|do not|doesn'?t need|no need|shouldn'?t|should not|must not|mustn'?t|never|avoid|stop \w+ing|"
     r"we should|you should|should (?:be|use|run|stay|keep|go|live|not|always|only|also)|must (?:be|use|run|"
     r"stay|keep|go|always|only|also)|has to|have to|needs? to be|why (?:did|do|would|are|is) you|"
-    rf"(?:do|did) (?:we|you) (?:even |really )?need|not (?:helpful|needed|necessary|useful|what)|{_TOO_MUCH}|"
+    rf"(?:do|did) (?:we|you) (?:even |really )?need|not {_SO}(?:helpful|needed|necessary|useful|what)|{_TOO_MUCH}|"
     r"re-?use|duplicat\w*|de-?dup\w*|consolidat\w*|simpler|simplif\w*|simplicity|keep it simple|hard-?cod\w*|"
     r"I (?:don'?t|do not) (?:think|want|like|need)|I didn'?t (?:find|want|ask|like|mean)|"
     r"(?:I think|maybe|perhaps) we (?:should|could|need))\b",
@@ -143,6 +144,9 @@ _NORM = re.compile(
 _PROPOSAL = re.compile(rf"\b{_PROPOSING}\b", re.I)
 # A request of the task in progress inside the sentence: "…, can you switch and write …".
 _REQUEST = re.compile(r"\b(?:can|could|would|will) you\b|\bplease\b|\blet'?s\b", re.I)
+# The norm of an indirect question ("which directories should be added"): what the task is to find out.
+_INDIRECT = re.compile(r"^[^.?!]*?\b(?:which|what|where|whether|how|if|when|why)\b[^.?!,;]{0,80}?\b(?:should|must|has to|"
+                       r"have to|needs? to be)\b", re.I)
 _QUOTED = re.compile(r'^[^"]*:\s*"(?P<said>.*)"\s*$', re.S)
 
 
@@ -182,9 +186,11 @@ def asks(sentence: str) -> bool:
 
 
 def task_step(text: str) -> bool:
-    """A next step of the task in progress, or a pointer into this session."""
+    """A next step of the task in progress, or a pointer into this session; a task that asks what
+    should be done ("Analyse which directories should be added") is one too."""
     said = words_of(text)
-    return _POINTER.search(said) is not None or (_TASK_VERB.match(said) is not None and not pushback(said))
+    return _POINTER.search(said) is not None or (_TASK_VERB.match(said) is not None
+                                                 and (not pushback(said) or _INDIRECT.search(said) is not None))
 
 
 def approval(text: str) -> bool:
