@@ -30,10 +30,14 @@ _PAST = {"add": "Added", "fix": "Fixed", "update": "Updated", "implement": "Impl
          "trim": "Trimmed", "allow": "Allowed", "show": "Showed", "use": "Used", "get": "Got", "find": "Found",
          "explore": "Explored", "evaluate": "Evaluated", "look": "Looked", "research": "Researched", "audit": "Audited", "measure": "Measured"}
 _AND_VERB = re.compile(r"(\s(?:and|then|,)\s+)(" + "|".join(_PAST) + r")\b", re.I)
-_CLAUSE = re.compile(r"[,;:(]|\s[-–—]\s|\s(?:and then|then|so that|but)\s|[.?!](?:\s|$)")
+_CLAUSE = re.compile(r"[,;:]|\((?!\))|\s[-–—]\s|\s(?:and then|then|so that|but)\s|[.?!](?:\s|$)")
 _ASKED = re.compile(r"^(?:(?:(?:can|could|would|will) you|please|pls|let'?s|i want you to|i(?:'d| would) like you to|"
                     r"help me|i need you to)\s+)+", re.I)
 _LOOK = re.compile(r"^(?:have|take|had|took) a (?:quick |closer )?look (?:at|into)\s+", re.I)
+_STEP = re.compile(r"^(?:step|phase|part|stage|task)\s*\d+[a-z]?\s*[:.)-]\s*", re.I)  # one step of a plan: its work
+_WORKING_ON = re.compile(r"^(?:I'?m|I am|we'?re|we are) (?:currently |now )?working on\s+", re.I)
+_LABELLED = re.compile(r"^(?P<verb>[A-Za-z]+):\s+(?=\S)")
+_NAMED = re.compile(r"^(?P<what>[^:`]{3,40}):\s+(?P<code>`[^`]+`)\s*$")
 _QUESTION = re.compile(r"^(?:how|what|when|where|which|who|why|is|are|does|do|did|can|could|should)\b", re.I)
 _AUX_QUESTION = re.compile(r"^(?:do|does|did) (?:you|we|i|it|they|these|this)\b", re.I)  # "Do you think …", not "Do X"
 
@@ -42,11 +46,14 @@ def work_line(title: str, limit: int = 90) -> str:
     """A session's title as a line of the work done: its first clause, a request put in the past tense
     ("Add a Make target to format …" -> "Added a Make target to format …"), so that the briefing
     reports what was worked on rather than repeating what one prompt asked for."""
-    text = _ASKED.sub("", " ".join(title.split())).strip()
+    text = _STEP.sub("", _ASKED.sub("", " ".join(title.split()))).strip()
+    text = _WORKING_ON.sub("Worked on ", text)
     if _LOOK.match(text):
         text = _AND_VERB.sub(lambda m: f"{m.group(1)}{_PAST[m.group(2).lower()].lower()}", _LOOK.sub("Looked at ", text))
-    clause = _CLAUSE.search(text, 12)
-    text = text[: clause.start()] if clause else text
+    text = _LABELLED.sub(r"\g<verb> ", text)  # "Fix: Panic in …" -> "Fix Panic in …"
+    text = _NAMED.sub(r"\g<what> \g<code>", text)  # "Add CLI Flag: `-x`" -> "Add CLI Flag `-x`"
+    clause = next((c for c in _CLAUSE.finditer(text, 12) if text.count("`", 0, c.start()) % 2 == 0), None)
+    text = text[: clause.start()] if clause else text  # never inside a code span: "`rows.Close()`" stays whole
     match = _IMPERATIVE.match(text)
     if _AUX_QUESTION.match(text):
         text = "Looked into: " + text[0].lower() + text[1:]

@@ -310,6 +310,12 @@ def test_a_reported_problem_is_told_only_as_a_lesson_that_holds(text, told_):
     ("When are the wal journal files reset", "Looked into: when are the wal journal files reset"),
     ("Do you think these files could live in a submodule", "Looked into: do you think these files could live in a submodule"),
     ("Evaluate packages/services and create a new package", "Evaluated packages/services and created a new package"),
+    # cc-backend (scale): a plan's title keeps the code it names whole, a label colon and a step number go
+    ("Fix Missing `rows.Close()` Memory Leaks in SQLite3 Queries", "Fixed Missing `rows.Close()` Memory Leaks in SQLite3 Queries"),
+    ("Fix: ReceiveNats blocks Init() during startup", "Fixed ReceiveNats blocks Init() during startup"),
+    ("Add CLI Flag: `-cleanup-checkpoints`", "Added CLI Flag `-cleanup-checkpoints`"),
+    ("Step 5: Add covering indexes for status queries", "Added covering indexes for status queries"),
+    ("I'm working on linear ENT-98", "Worked on linear ENT-98"),  # 8b418ea5 (claude fixtures)
 ])
 def test_the_latest_work_says_what_was_done_not_what_was_asked(title, line):
     from memgit.core.work_line import work_line
