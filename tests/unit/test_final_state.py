@@ -225,9 +225,31 @@ def test_what_a_plan_the_person_turned_down_proposed_is_not_stored():
     "It is called from `Init()` before the server starts.",
     "Fix: The code matches the fixed version:: `n, m := 0, len(series[0].Data)` — uses local `series`",
     "Problem: Check if the previous bug is fixed. Fix: Line 307:",
+    # cc-backend (scale): a pronoun and its verb, or "these <things>", lean on what the session said before
+    "This reduces flush work from O(all_hosts_in_shard) to O(hosts_written_in_batch) per cycle.",
+    "These filters are passed to `JobRepository.JobsStatsGrouped()`, which calls `buildStatsQuery()`.",
+    "It returns nil when the job is not found in the cache.",
 ])
 def test_a_statement_that_leans_on_its_session_is_dropped(text):
     assert filters.problem(text) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "This process handles every write to the WAL files in order.",  # a noun ending in s, not a verb
+    "This repo uses pnpm workspaces for every package.",
+    "Vercel doesn't have SSH keys set up, so it can't clone via the `git@github.com:` URL.",
+])
+def test_a_statement_naming_its_subject_stands(text):
+    assert filters.problem(text) is None
+
+
+def test_a_lead_in_before_a_labelled_list_is_cut_and_the_list_stands():
+    # cb2e607c (claude fixtures): the agent's "This provides:" before what each command is for
+    said = ("This provides: Regular update: `uv tool upgrade coderabbit-review-extractor` - for normal updates; "
+            "Force reinstall: `uv tool upgrade --reinstall coderabbit-review-extractor` - to rebuild from source.")
+    kept = filters.scrub(said)
+    assert kept.startswith("Regular update: `uv tool upgrade") and filters.problem(kept) is None
+    assert filters.problem(filters.scrub("It now supports: JSON and YAML configs.")) is not None  # no list: still leans
 
 
 def test_a_review_label_is_cut_and_the_finding_kept():

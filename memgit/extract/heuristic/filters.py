@@ -88,7 +88,11 @@ _DANGLING = re.compile(
     r"^(?:this|that|it|they|these|those|both)\s+(?:is|was|are|were|will|would|should|can|could|means|catches|"
     r"ensures|makes|keeps|avoids|works|handles|prevents|allows|lets|gives|fixes|matches|also|now|only|still|"
     r"does|did|has|had|needs?|seems?)\b|^(?:the (?:above|following|same|former|latter)|as (?:above|mentioned|"
-    r"discussed|suggested|planned))\b",
+    r"discussed|suggested|planned))\b|"
+    # "This reduces …", "It returns …": a pronoun and a verb of the third person, leaning on what came before
+    r"^(?:this|that|it)\s+(?!\w+(?:ss|us|is)\b)\w+[^\W_s]s\b(?!\s*(?:is|are|was|were)\b)|"
+    # "These filters are passed to …": which ones, only the session knew
+    r"^(?:these|those)\s+\w+\s+(?:are|were|have|had|do|did|need|must|should|can|will|get|got)\b",
     re.I,
 )
 _NUMBERED = re.compile(
@@ -106,7 +110,9 @@ _NOT_PROSE_CHAR = re.compile(r"[^A-Za-z\s,.'’;:!?()-]")
 _TEMP_FILE = re.compile(r"""(['"]?)(?:/var/folders|/private/var/folders|/tmp)/[^\s'"]*(?:[^'"\n]*\1)?""")
 
 
-_ITEM_LABEL = re.compile(r"^(?:[A-Z]{1,2}\d{1,2}|#\d+)\s*[—–:-]\s+")  # a review's "M1 — ", "C2: "
+# A review's "M1 — ", "C2: "; a lead-in that points back at the session before a labelled list ("This
+# provides: Regular update: `uv tool upgrade …`; Force reinstall: …"), whose labels say what it is about.
+_ITEM_LABEL = re.compile(r"^(?:(?:[A-Z]{1,2}\d{1,2}|#\d+)\s*[—–:-]|(?:this|that|it|these|they)(?:\s+\w+){1,3}:(?=\s+[^:`]{2,40}:\s))\s+(?=\S)", re.I)
 
 
 # scrub and problem are pure and the learners ask them about the same units again and again (a
