@@ -243,6 +243,14 @@ def test_a_statement_naming_its_subject_stands(text):
     assert filters.problem(text) is None
 
 
+def test_a_line_number_goes_and_leaves_no_stray_comma():
+    # cc-backend (scale): "(stats.go, line 233)", "(`internal/repository/user.go`, lines 33-56)"
+    assert filters.scrub("Filters reach `JobsStatsGrouped()` (stats.go, line 233) first.") == \
+        "Filters reach `JobsStatsGrouped()` (stats.go) first."
+    assert filters.scrub("Modify the `Scan` error block in `GetUser` (`internal/repository/user.go`, lines 33-56).") == \
+        "Modify the `Scan` error block in `GetUser` (`internal/repository/user.go`)."
+
+
 def test_a_lead_in_before_a_labelled_list_is_cut_and_the_list_stands():
     # cb2e607c (claude fixtures): the agent's "This provides:" before what each command is for
     said = ("This provides: Regular update: `uv tool upgrade coderabbit-review-extractor` - for normal updates; "

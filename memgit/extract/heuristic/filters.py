@@ -28,6 +28,7 @@ _LINE_REF = re.compile(
     r"|\s*\blines? ~?\d+(?:\s*[-–]\s*\d+)?\b",
     re.I,
 )
+_LEFT_COMMA = re.compile(r"\s*,\s*\)")
 _FILE_LINE = re.compile(r"(\.\w{1,6}):\d+(?:[:-]\d+)*\b")
 _DURATION = re.compile(r"\s*\(?\bin \d+(?:\.\d+)?\s?m?s\)?|\s*\(\d+(?:\.\d+)?\s?m?s\)")
 _HOME = re.compile(r"(?:/Users|/home)/[^/\s'\"`)]+|/root(?=/)")
@@ -144,7 +145,7 @@ def _volatile(text: str, cwd: str | None) -> str:
     if "/" in text:
         text = _TEMP_FILE.sub("", text)
     if _DIGIT.search(text):
-        text = _LINE_REF.sub("", text)
+        text = _LEFT_COMMA.sub(")", _LINE_REF.sub("", text))  # "(stats.go, line 233)" -> "(stats.go)"
         text = _FILE_LINE.sub(r"\1", text)
         text = _DURATION.sub("", text)
     text = _private(text, cwd)
