@@ -124,6 +124,10 @@ class Transcript:
     injected: int = 0  # memgit's own injected context found and skipped
     skipped: int = 0  # records of a type or subtype the reader does not know, ignored
     cut: int = 0  # bytes at the end of a file no longer written that are no complete record: passed over
+    # What the agent's harness ran on its own around the tool calls (Claude Code's hooks), each once
+    # in order of first run: (when: "before" | "after", the tool's kind, command), e.g. ("after",
+    # "edit", "uv run ruff format").
+    hooks: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def ledger_id(self) -> str:

@@ -273,7 +273,8 @@ def redact_transcript(t: Transcript, extra: Sequence[str], *, allow: Sequence[st
         )
         for turn in t.turns
     ]
-    return replace(t, turns=turns, cwd=clean(t.cwd), title=clean(t.title), git_branch=clean(t.git_branch))
+    return replace(t, turns=turns, cwd=clean(t.cwd), title=clean(t.title), git_branch=clean(t.git_branch),
+                   hooks=[(when, kind, clean(command)) for when, kind, command in t.hooks])
 
 
 def redact_note(note: Note, extra: Sequence[str], *, allow: Sequence[str] = ()) -> Note:

@@ -79,6 +79,7 @@ class Session:
     last_user_kind: str = ""
     tail_start: int = 0  # index in `calls` of the first call after the last prompt
     cwd: str | None = None
+    hooks: list[tuple[str, str, str]] = field(default_factory=list)  # the harness's hook runs (Transcript.hooks)
     _units: dict[str, tuple[Unit, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def units(self, text: str) -> tuple[Unit, ...]:
@@ -104,7 +105,7 @@ class Session:
 
 def read(transcript: Transcript) -> Session:
     """Gather what the learners need from a transcript, in one pass over its turns."""
-    s = Session(cwd=transcript.cwd)
+    s = Session(cwd=transcript.cwd, hooks=list(transcript.hooks))
     current = Exchange("", "start")
     s.exchanges.append(current)
     interrupted = False

@@ -10,6 +10,8 @@ whole. In a tool's result: the answer to a call the person turned down (quoting 
 gave some), a refusal by a permission rule or a hook, an unknown tool or invalid input, the answers
 of the tools that only switch the harness's own state (plan mode, the todo list), and a subagent's
 bookkeeping after its report.
+
+Beside the turns, the records where the harness reports a hook it ran (`hook_run`).
 """
 
 from __future__ import annotations
@@ -97,3 +99,27 @@ def plan_parts(text: str, plan: object) -> tuple[str, str] | None:
 def unwrap(text: str) -> str:
     """A harness message's text without the tags around it."""
     return re.sub(r"</?[a-z][\w-]*(?:\s[^<>]{0,200})?>", " ", text).strip()
+
+
+# A hook the harness ran, as its records report it: a system record's "PostToolUse:Edit [uv run ruff
+# format] completed successfully…" (the event name in bold), or a progress record's hookName and command.
+_HOOK_DONE = re.compile(r"\A(?:\x1b\[1m)?(?P<event>\w+(?::[\w.-]+)?)(?:\x1b\[22m)? \[(?P<command>[^\]\n]{1,300})\] "
+                        r"(?:completed|failed)")
+INTERNAL_HOOK = "callback"  # the harness's own hook code, no command of the project's
+
+
+def hook_run(record: dict) -> tuple[str, str] | None:
+    """(event, command) of a hook run a record reports, e.g. ("PostToolUse:Edit", "uv run ruff format")."""
+    if record.get("type") == "system":
+        content = record.get("content")
+        found = _HOOK_DONE.match(content) if isinstance(content, str) else None
+        event, command = (found["event"], found["command"]) if found else ("", "")
+    else:
+        data = record.get("data")
+        if not isinstance(data, dict) or data.get("type") != "hook_progress":
+            return None
+        event, command = data.get("hookName"), data.get("command")
+    if not (isinstance(event, str) and isinstance(command, str) and event and command.strip()) \
+            or command == INTERNAL_HOOK:
+        return None
+    return event, command.strip()

@@ -48,7 +48,7 @@ def read_transcript(path: Path, *, start: int = 0, session_id: str | None = None
         cwd=parser.cwd, git_branch=parser.git_branch, started=utc(parser.first_ts),
         ended=utc(parser.last_ts), title=parser.title(), version=parser.version,
         turns=parser.finish(), start=start, end=records.end, bad_lines=records.bad_lines,
-        records=parser.records, injected=parser.injected,
+        records=parser.records, injected=parser.injected, hooks=list(parser.hooks),
     )
     # An empty parent folds nothing: its leftover subagent files are orphans.
     sweep = start == 0 and parser.records > 0

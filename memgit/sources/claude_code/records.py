@@ -18,6 +18,7 @@ from memgit.sources.trim import (MEMGIT_MARKER, OUTPUT_HEAD, OUTPUT_TAIL, PROMPT
 from memgit.sources.trim import redact as _redact
 
 Part = tuple[str, str]  # (a USER_KINDS kind, its text)
+_HOOK_WHEN = {"PreToolUse": "before", "PostToolUse": "after"}  # the hook events around a tool call
 
 
 class RecordParser:
@@ -37,9 +38,10 @@ class RecordParser:
         self.cwd = self.git_branch = self.version = None
         self.first_ts = self.last_ts = None
         self.records = self.injected = 0
+        self.hooks: dict[tuple[str, str, str], None] = {}  # (when, tool kind, command) of the hooks run, in order
         self._handlers = {"user": self._user, "assistant": self._assistant,
                           "queue-operation": self._queue, "summary": self._summary,
-                          "ai-title": self._ai_title}
+                          "ai-title": self._ai_title, "system": self._hook, "progress": self._hook}
 
     def feed(self, record: dict[str, Any]) -> None:
         self.records += 1
@@ -222,6 +224,14 @@ class RecordParser:
         leaf, title = record.get("leafUuid"), record.get("summary")
         if isinstance(leaf, str) and isinstance(title, str) and title.strip():
             self.summaries.append((leaf, title.strip()))
+
+    def _hook(self, record: dict[str, Any]) -> None:
+        """A hook run around a tool call ("PostToolUse:Edit" ran `uv run ruff format`), in neutral terms."""
+        if (run := cc.hook_run(record)) is not None:
+            event, _, tool = run[0].partition(":")
+            when = _HOOK_WHEN.get(event)
+            if when and tool:
+                self.hooks.setdefault((when, tool_kind(tool), run[1]), None)
 
     def _ai_title(self, record: dict[str, Any]) -> None:
         title = record.get("aiTitle")

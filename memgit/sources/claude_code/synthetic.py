@@ -94,6 +94,18 @@ class SessionWriter:
         return self.tool("Edit", {"file_path": path, "old_string": old, "new_string": new},
                          f"The file {path} has been updated.")
 
+    def hook(self, event: str, command: str, *, progress: bool = False) -> "SessionWriter":
+        """A hook run as Claude Code records it: a progress record (newer versions) or a system record
+        naming the event in bold and the command in brackets (older ones)."""
+        if progress:
+            data = {"type": "hook_progress", "hookEvent": event.partition(":")[0], "hookName": event,
+                    "command": command}
+            self.records.append({**self._envelope("progress"), "data": data})
+        else:
+            content = f"\u001b[1m{event}\u001b[22m [{command}] completed successfully: 3 files left unchanged"
+            self.records.append({**self._envelope("system"), "content": content, "isMeta": False, "level": "info"})
+        return self
+
     def lines(self) -> str:
         return "".join(json.dumps(r) + "\n" for r in self.records)
 
