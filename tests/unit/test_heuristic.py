@@ -218,6 +218,13 @@ FILTERED = [  # (text, why it is no learning)
     ("The API error was request req_011CXoLzhgZytppExZLb9Nrw from the gateway.", "ephemeral"),  # ad_ac80fffbb8
     ("The screenshot was taken at 2025-10-24 14:54 on the laptop.", "ephemeral"),
     ("Review comments are on platform-frontend-next/pull/278 for this.", "ephemeral"),  # cb2e607c
+    # the codex and gemini fixtures: a question to the person, the session's own tools, a state of the moment
+    ("Please provide the text you would like to add to `test-gemini.txt`.", "narration"),  # faff42ab
+    ("Available tool groups in this session: `web`: internet/search, open pages.", "ephemeral"),  # 019e1625
+    ("Switching to a new branch from `main` isn't possible right now because there are uncommitted changes.",
+     "ephemeral"),  # 01997e76
+    ("All three checks are green: `pnpm lint`; `pnpm test`; `pnpm check-types`.", "narration"),  # 01997e76
+    ("Branch `fix/team-optimization-v2` is now pushed (GitHub will suggest a PR here).", "narration"),  # 01997e76
     ("This session is being continued from a previous conversation that ran out of context.", "injected"),
     ("<memgit-context> the project is built with uv </memgit-context>", "injected"),
 ]
@@ -236,6 +243,8 @@ KEPT = [
     "Linear does support issue-level documents, but the MCP server's `create_document` tool only has a "
     "`project` parameter, not an `issue` parameter.",
     "Tests run with `uv run pytest -x tests/`.",
+    "Please provide a migration for every schema change.",  # a rule, not a question to the person
+    "Releases are published to npm by the CI on every tag.",
 ]
 
 

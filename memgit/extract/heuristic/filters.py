@@ -55,6 +55,9 @@ _NAMED_MOMENTS = (
     ("/", re.compile(r"/tmp/|/var/folders/|/private/var/|\.claude/plans/|\bT/[\w-]+", re.I)),  # temporary files
 )
 _SCREENSHOT = re.compile(r"\bScreenshot\b", re.I)
+# Words that date a statement to the session that said it ("isn't possible right now", "the tool groups
+# available in this session").
+_THE_MOMENT = re.compile(r"\b(?:right now|at the moment|in this (?:session|conversation|chat)|as of now)\b", re.I)
 _EPHEMERAL_NUMBERS = re.compile(_DATE + _NUMBERED_MOMENT, re.I)
 _MODEL_EPHEMERAL_NUMBERS = re.compile(_NUMBERED_MOMENT, re.I)
 _DIGIT = re.compile(r"\d")
@@ -67,14 +70,20 @@ _NARRATION = re.compile(
     r"done[!.]|ok(?:ay)?[,.!]|sure[,.!]|alright|got it|understood|interesting|hmm|"
     r"you'?re (?:absolutely |completely )?right[!.]|looking at (?:the|this|your)|here'?s (?:what|the|a|my)|"
     r"would you like|should i |do you want|want me to|shall i|let me know|feel free|ready to|"
-    r"i'?ve (?:successfully|completed|finished|now)|everything (?:is|looks)|all (?:\S+ ){0,2}(?:tests|checks) (?:pass|are passing)|"
+    r"i'?ve (?:successfully|completed|finished|now)|everything (?:is|looks)|"
+    r"all (?:\S+ ){0,2}(?:tests|checks) (?:pass|passed|are passing|are green|succeeded)|"
+    # asking the person for something: the session's next turn, no knowledge
+    r"(?:could|can|would) you (?:please )?(?:provide|share|confirm|clarify|specify|paste|send|tell me)\b|"
+    r"please (?:provide|share|confirm|clarify|specify|paste|send|tell me)\b[^.?!]*\byour?\b|"
     r"the (?:changes|implementation|code) (?:is|are|look) now|this (?:should|will) (?:now )?(?:fix|work|resolve)|"
     r"try (?:it|committing|again|running)|the user (?:wants|asked)|summary\b)",
     re.I,
 )
 # A status report of the moment ("GitHub Action is working.", "All set."): true then, useless later.
 _STATUS = re.compile(r"^(?:\S+\s+){0,4}(?:is|are|was|were)\s+(?:now\s+)?(?:working|done|complete|ready|fixed|in place|"
-                     r"passing|green|good)\W*$", re.I)
+                     r"passing|green|good)\W*$|"
+                     r"^(?:\S+\s+){0,4}(?:is|are|has been|have been) now (?:pushed|committed|merged|deployed|opened|"
+                     r"created|published)\b", re.I)
 _CONTINUATION = re.compile(r"^(?:and|or|but|so|then|which|that|also|plus|because|while|whereas)\b", re.I)
 _INJECTED = re.compile(
     r"<memgit-context|memgit (?:context|memory)|Base directory for this skill|<command-(?:name|message|args)>|"
@@ -183,6 +192,8 @@ def is_ephemeral(text: str, *, dates: bool = False) -> bool:
     if _DIGIT.search(text) and (_MODEL_EPHEMERAL_NUMBERS if dates else _EPHEMERAL_NUMBERS).search(text):
         return True
     if any(needed in text and pattern.search(text) for needed, pattern in _NAMED_MOMENTS):
+        return True
+    if _THE_MOMENT.search(text):
         return True
     # casefold, as re.IGNORECASE, reads the long s (ſ) as an s
     return "screenshot" in text.casefold() and _SCREENSHOT.search(text) is not None
