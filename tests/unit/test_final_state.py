@@ -88,7 +88,10 @@ def test_a_one_off_instruction_is_not(text):
 
 
 @pytest.mark.parametrize("said", ["Fix all issues in the suggested order", "The current way with F1 is OK. Commit the changes",
-                                  "How can I add the projects array used for the manager role in KeyCloak"])
+                                  "How can I add the projects array used for the manager role in KeyCloak",
+                                  # a report of what is broken: a symptom (codex fixtures, 01997e76), no rule
+                                  "No teams or leads are loading into the pane now",
+                                  "Ok it is still not working either way. No data is showing up"])
 def test_a_redirect_that_steers_the_task_is_not_even_kept_as_a_correction(said):
     assert not correction_worth_keeping(said)
 

@@ -248,17 +248,26 @@ def stated_generally(text: str) -> bool:
 
 def correction_worth_keeping(text: str) -> bool:
     """A person's redirect worth a line in the session's note: not an approval, not a plain question,
-    not the next step of the task; whether it stands beyond the task is `standing`'s call."""
+    not the next step of the task, not a report of what is broken (a symptom, which the gotchas read);
+    whether it stands beyond the task is `standing`'s call."""
     said = words_of(text)
     if not said or approval(said):
         return False
     if _EVALUATIVE.search(said) or general(said) or first_person(said) or choice(said):
         return True
+    if _BROKEN.search(said) and not _NORM.search(said):
+        return False
     if question(said):
         return pushback(said)
     return not task_step(said) or pushback(said)
 
 
+# What a person reports as broken ("No teams or leads are loading into the pane now", "it still fails").
+_BROKEN = re.compile(r"\b(?:(?:is|are|was|were|isn'?t|aren'?t|wasn'?t|weren'?t) (?:not |still |no longer )?"
+                     r"(?:loading|working|showing(?: up)?|rendering|updating|saving|running|loaded|shown|rendered|"
+                     r"updated|saved)|(?:doesn'?t|don'?t|didn'?t|does not|do not|did not) (?:work|load|show|render|update|"
+                     r"save|run)|broken|still (?:fails?|failing|broken|crash\w*)|nothing (?:shows|happens|loads))\b",
+                     re.I)
 _REFERS = re.compile(r"\b(?:this|that|these|those|it|them)\b", re.I)
 _WORD = re.compile(r"[A-Za-z]{3,}")
 MIN_ALONE = 8  # words of three letters or more a remark pointing at "this" or "it" needs to say what it is about
