@@ -252,6 +252,9 @@ def test_a_line_number_goes_and_leaves_no_stray_comma():
         "Filters reach `JobsStatsGrouped()` (stats.go) first."
     assert filters.scrub("Modify the `Scan` error block in `GetUser` (`internal/repository/user.go`, lines 33-56).") == \
         "Modify the `Scan` error block in `GetUser` (`internal/repository/user.go`)."
+    # claude fixtures (entire-cli): a list of line ranges goes whole, not as "(, 319-342)"
+    assert filters.scrub("The multi-session support already exists (lines 280, 319-342): it archives the old "
+                         "session.") == "The multi-session support already exists: it archives the old session."
 
 
 def test_a_lead_in_before_a_labelled_list_is_cut_and_the_list_stands():

@@ -23,9 +23,9 @@ MIN_WORDS = 4
 MAX_CHARS = 480
 
 # Removed where they sit in a sentence: they date it without changing what it says.
+_LINES = r"lines? ~?\d+(?:\s*[-–]\s*\d+)?(?:\s*(?:,|and|&)\s*\d+(?:\s*[-–]\s*\d+)?)*"  # "lines 280, 319-342"
 _LINE_REF = re.compile(
-    r"\s*\((?:around |at |see |on )?lines? ~?\d+(?:\s*[-–]\s*\d+)?\)|\s*\b(?:at|on|around|near) lines? ~?\d+(?:\s*[-–]\s*\d+)?"
-    r"|\s*\blines? ~?\d+(?:\s*[-–]\s*\d+)?\b",
+    rf"\s*\((?:around |at |see |on )?{_LINES}\)|\s*\b(?:at|on|around|near) {_LINES}|\s*\b{_LINES}\b",
     re.I,
 )
 _LEFT_COMMA = re.compile(r"\s*,\s*\)")
@@ -70,7 +70,7 @@ _NARRATION = re.compile(
     r"done[!.]|ok(?:ay)?[,.!]|sure[,.!]|alright|got it|understood|interesting|hmm|"
     r"you'?re (?:absolutely |completely )?right[!.]|looking at (?:the|this|your)|here'?s (?:what|the|a|my)|"
     r"would you like|should i |do you want|want me to|shall i|let me know|feel free|ready to|"
-    r"i'?ve (?:successfully|completed|finished|now)|everything (?:is|looks)|"
+    r"i'?ve (?:successfully|completed|finished|now)|everything (?:is|looks)|here are (?:the |\d+ |some |a few )|"
     r"all (?:\S+ ){0,2}(?:tests|checks) (?:pass|passed|are passing|are green|succeeded)|"
     # asking the person for something: the session's next turn, no knowledge
     r"(?:could|can|would) you (?:please )?(?:provide|share|confirm|clarify|specify|paste|send|tell me)\b|"
@@ -83,7 +83,7 @@ _NARRATION = re.compile(
 _STATUS = re.compile(r"^(?:\S+\s+){0,4}(?:is|are|was|were)\s+(?:now\s+)?(?:working|done|complete|ready|fixed|in place|"
                      r"passing|green|good)\W*$|"
                      r"^(?:\S+\s+){0,4}(?:is|are|has been|have been) now (?:pushed|committed|merged|deployed|opened|"
-                     r"created|published)\b", re.I)
+                     r"created|published|installed)\b", re.I)
 _CONTINUATION = re.compile(r"^(?:and|or|but|so|then|which|that|also|plus|because|while|whereas)\b", re.I)
 _INJECTED = re.compile(
     r"<memgit-context|memgit (?:context|memory)|Base directory for this skill|<command-(?:name|message|args)>|"
