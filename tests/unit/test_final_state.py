@@ -257,6 +257,13 @@ def test_a_line_number_goes_and_leaves_no_stray_comma():
                          "session.") == "The multi-session support already exists: it archives the old session."
 
 
+def test_the_yes_or_no_of_an_answer_goes_and_its_finding_stands():
+    # cc-backend (scale): the answer to "is GOMAXPROCS set anywhere?"
+    assert filters.scrub("No, `GOMAXPROCS` is never set explicitly in this application.") == \
+        "`GOMAXPROCS` is never set explicitly in this application."
+    assert filters.scrub("No new files were added by the plan.") == "No new files were added by the plan."
+
+
 def test_a_lead_in_before_a_labelled_list_is_cut_and_the_list_stands():
     # cb2e607c (claude fixtures): the agent's "This provides:" before what each command is for
     said = ("This provides: Regular update: `uv tool upgrade coderabbit-review-extractor` - for normal updates; "

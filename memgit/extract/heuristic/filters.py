@@ -120,9 +120,11 @@ _NOT_PROSE_CHAR = re.compile(r"[^A-Za-z\s,.'’;:!?()-]")
 _TEMP_FILE = re.compile(r"""(['"]?)(?:/var/folders|/private/var/folders|/tmp)/[^\s'"]*(?:[^'"\n]*\1)?""")
 
 
-# A review's "M1 — ", "C2: "; a lead-in that points back at the session before a labelled list ("This
-# provides: Regular update: `uv tool upgrade …`; Force reinstall: …"), whose labels say what it is about.
-_ITEM_LABEL = re.compile(r"^(?:(?:[A-Z]{1,2}\d{1,2}|#\d+)\s*[—–:-]|(?:this|that|it|these|they)(?:\s+\w+){1,3}:(?=\s+[^:`]{2,40}:\s))\s+(?=\S)", re.I)
+# A review's "M1 — ", "C2: "; the "No, " of an answer to a question; a lead-in that points back at the
+# session before a labelled list ("This provides: Regular update: `uv tool upgrade …`; Force reinstall:
+# …"), whose labels say what it is about.
+_ITEM_LABEL = re.compile(r"^(?:(?:[A-Z]{1,2}\d{1,2}|#\d+)\s*[—–:-]|(?:yes|no)\s*[,:—–]|"
+                         r"(?:this|that|it|these|they)(?:\s+\w+){1,3}:(?=\s+[^:`]{2,40}:\s))\s+(?=\S)", re.I)
 
 
 # scrub and problem are pure and the learners ask them about the same units again and again (a
