@@ -182,7 +182,8 @@ def test_two_tools_of_one_purpose_are_one_line_and_advice_tells_the_command_it_r
              note(3, ("command", "`make lint` — runs `golangci-lint run ./...` using `.golangci.yml`."), day=4)]
     lines = how_to(notes)
     assert lines == ["Build: `make` or `go build ./...`",  # the latest first
-                     "Lint: `make lint` — runs `golangci-lint run ./...` using `.golangci.yml`"]  # names `golangci-lint run`
+                     # the advice names `golangci-lint run`: no line of its own
+                     "Lint: `make lint` — runs `golangci-lint run ./...` using `.golangci.yml`"]
     notes[2] = note(2, ("command", "Lint with `golangci-lint run --fix`."), day=3)  # not what the advice runs
     assert "Lint: `golangci-lint run --fix`" in how_to(notes)
 

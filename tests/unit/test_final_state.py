@@ -250,8 +250,8 @@ def test_a_line_number_goes_and_leaves_no_stray_comma():
     # cc-backend (scale): "(stats.go, line 233)", "(`internal/repository/user.go`, lines 33-56)"
     assert filters.scrub("Filters reach `JobsStatsGrouped()` (stats.go, line 233) first.") == \
         "Filters reach `JobsStatsGrouped()` (stats.go) first."
-    assert filters.scrub("Modify the `Scan` error block in `GetUser` (`internal/repository/user.go`, lines 33-56).") == \
-        "Modify the `Scan` error block in `GetUser` (`internal/repository/user.go`)."
+    assert filters.scrub("Modify the `Scan` block in `GetUser` (`internal/repository/user.go`, lines 33-56).") == \
+        "Modify the `Scan` block in `GetUser` (`internal/repository/user.go`)."
     # claude fixtures (entire-cli): a list of line ranges goes whole, not as "(, 319-342)"
     assert filters.scrub("The multi-session support already exists (lines 280, 319-342): it archives the old "
                          "session.") == "The multi-session support already exists: it archives the old session."
@@ -354,7 +354,7 @@ def test_a_reported_problem_is_told_only_as_a_lesson_that_holds(text, told_):
     ("Do you think these files could live in a submodule", "Looked into: do you think these files could live in a submodule"),
     ("Evaluate packages/services and create a new package", "Evaluated packages/services and created a new package"),
     # cc-backend (scale): a plan's title keeps the code it names whole, a label colon and a step number go
-    ("Fix Missing `rows.Close()` Memory Leaks in SQLite3 Queries", "Fixed Missing `rows.Close()` Memory Leaks in SQLite3 Queries"),
+    ("Fix Missing `rows.Close()` Memory Leaks in SQLite3", "Fixed Missing `rows.Close()` Memory Leaks in SQLite3"),
     ("Fix: ReceiveNats blocks Init() during startup", "Fixed ReceiveNats blocks Init() during startup"),
     ("Add CLI Flag: `-cleanup-checkpoints`", "Added CLI Flag `-cleanup-checkpoints`"),
     ("Step 5: Add covering indexes for status queries", "Added covering indexes for status queries"),

@@ -146,6 +146,7 @@ def command_lines(chosen: Sequence[tuple[tuple[str, ...], Cluster]]) -> list[str
 
 
 _ADVICE = re.compile(r"^- (?P<label>[^:`]+): `[^`]+` — (?P<what>.+)$")
+_SPAN = re.compile(r"`([^`]+)`")
 
 
 def _told_in_advice(line: str, lines: Sequence[str]) -> bool:
@@ -154,9 +155,12 @@ def _told_in_advice(line: str, lines: Sequence[str]) -> bool:
     if not (plain := _PLAIN.match(line)) or " or " in line:
         return False
     command = plain["command"].strip("`")
-    return any((advice := _ADVICE.match(other)) and advice["label"] == plain["label"]
-               and any(span == command or span.startswith(command + " ") for span in re.findall(r"`([^`]+)`", advice["what"]))
-               for other in lines)
+    for other in lines:
+        advice = _ADVICE.match(other)
+        if advice and advice["label"] == plain["label"] and any(
+                span == command or span.startswith(command + " ") for span in _SPAN.findall(advice["what"])):
+            return True
+    return False
 
 
 # The agent's advice in the two forms a purpose can head: "`make lint` — runs `golangci-lint run ./...`"

@@ -145,8 +145,8 @@ _PROPOSAL = re.compile(rf"\b{_PROPOSING}\b", re.I)
 # A request of the task in progress inside the sentence: "…, can you switch and write …".
 _REQUEST = re.compile(r"\b(?:can|could|would|will) you\b|\bplease\b|\blet'?s\b", re.I)
 # The norm of an indirect question ("which directories should be added"): what the task is to find out.
-_INDIRECT = re.compile(r"^[^.?!]*?\b(?:which|what|where|whether|how|if|when|why)\b[^.?!,;]{0,80}?\b(?:should|must|has to|"
-                       r"have to|needs? to be)\b", re.I)
+_INDIRECT = re.compile(r"^[^.?!]*?\b(?:which|what|where|whether|how|if|when|why)\b[^.?!,;]{0,80}?"
+                       r"\b(?:should|must|has to|have to|needs? to be)\b", re.I)
 _QUOTED = re.compile(r'^[^"]*:\s*"(?P<said>.*)"\s*$', re.S)
 
 
@@ -265,9 +265,9 @@ def correction_worth_keeping(text: str) -> bool:
 # What a person reports as broken ("No teams or leads are loading into the pane now", "it still fails").
 _BROKEN = re.compile(r"\b(?:(?:is|are|was|were|isn'?t|aren'?t|wasn'?t|weren'?t) (?:not |still |no longer )?"
                      r"(?:loading|working|showing(?: up)?|rendering|updating|saving|running|loaded|shown|rendered|"
-                     r"updated|saved)|(?:doesn'?t|don'?t|didn'?t|does not|do not|did not) (?:work|load|show|render|update|"
-                     r"save|run)|broken|still (?:fails?|failing|broken|crash\w*)|nothing (?:shows|happens|loads))\b",
-                     re.I)
+                     r"updated|saved)|(?:doesn'?t|don'?t|didn'?t|does not|do not|did not) "
+                     r"(?:work|load|show|render|update|save|run)|broken|still (?:fails?|failing|broken|crash\w*)|"
+                     r"nothing (?:shows|happens|loads))\b", re.I)
 _REFERS = re.compile(r"\b(?:this|that|these|those|it|them)\b", re.I)
 _WORD = re.compile(r"[A-Za-z]{3,}")
 MIN_ALONE = 8  # words of three letters or more a remark pointing at "this" or "it" needs to say what it is about
