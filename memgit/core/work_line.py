@@ -38,6 +38,10 @@ _STEP = re.compile(r"^(?:step|phase|part|stage|task)\s*\d+[a-z]?\s*[:.)-]\s*", r
 _WORKING_ON = re.compile(r"^(?:I'?m|I am|we'?re|we are) (?:currently |now )?working on\s+", re.I)
 _LABELLED = re.compile(r"^(?P<verb>[A-Za-z]+):\s+(?=\S)")
 _NAMED = re.compile(r"^(?P<what>[^:`]{3,40}):\s+(?P<code>`[^`]+`)\s*$")
+# A title that reports trouble ("The cleanup archiving still does not work correctly"): told as is, it
+# reads as the project's state today, though the session may have fixed it.
+_REPORTED = re.compile(r"\b(?:errors?|fail\w*|warnings?|timeouts?|regression|crash\w*|leak\w*|hangs?|slow|broken|"
+                       r"complain\w*|does(?:n'?t| not) (?:work|exist)|not work\w*|occurs?|panics?)\b", re.I)
 _QUESTION = re.compile(r"^(?:how|what|when|where|which|who|why|is|are|does|do|did|can|could|should)\b", re.I)
 _AUX_QUESTION = re.compile(r"^(?:do|does|did) (?:you|we|i|it|they|these|this)\b", re.I)  # "Do you think …", not "Do X"
 
@@ -61,6 +65,14 @@ def work_line(title: str, limit: int = 90) -> str:
         text = past + _AND_VERB.sub(lambda m: f"{m.group(1)}{_PAST[m.group(2).lower()].lower()}", match.group("rest"))
     elif _QUESTION.match(text):
         text = "Looked into: " + text[0].lower() + text[1:]
+    elif _REPORTED.search(text) and not _heading(text):  # "The shutdown still runs into …": worked on, not a fact
+        text = "Worked on: " + (text[0].lower() + text[1:] if text[1:2].islower() else text)
     elif text[:1].islower():
         text = text[0].upper() + text[1:]
     return clip(text.rstrip(" .:"), limit)
+
+
+def _heading(text: str) -> bool:
+    """A plan's title in Title Case ("Metricstore NATS Slow Consumer Analysis"), not a sentence."""
+    long = [w for w in text.split() if len(w) > 3 and w[0].isalpha()]
+    return len(long) >= 2 and sum(w[0].isupper() for w in long) >= 0.6 * len(long)

@@ -359,6 +359,12 @@ def test_a_reported_problem_is_told_only_as_a_lesson_that_holds(text, told_):
     ("Add CLI Flag: `-cleanup-checkpoints`", "Added CLI Flag `-cleanup-checkpoints`"),
     ("Step 5: Add covering indexes for status queries", "Added covering indexes for status queries"),
     ("I'm working on linear ENT-98", "Worked on linear ENT-98"),  # 8b418ea5 (claude fixtures)
+    # cc-backend (scale): a reported problem is what was worked on, not the project's state today
+    ("The cleanup archiving still does not work", "Worked on: the cleanup archiving still does not work"),
+    ("The shutdown still runs into the 60s timeout", "Worked on: the shutdown still runs into the 60s timeout"),
+    ("Per-User Resampling Preferences with Policy-Based Configuration",
+     "Per-User Resampling Preferences with Policy-Based Configuration"),  # a plan's title stays as it is
+    ("Metricstore NATS Slow Consumer Analysis", "Metricstore NATS Slow Consumer Analysis"),
 ])
 def test_the_latest_work_says_what_was_done_not_what_was_asked(title, line):
     from memgit.core.work_line import work_line
