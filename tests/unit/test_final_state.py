@@ -91,9 +91,15 @@ def test_a_one_off_instruction_is_not(text):
                                   "How can I add the projects array used for the manager role in KeyCloak",
                                   # a report of what is broken: a symptom (codex fixtures, 01997e76), no rule
                                   "No teams or leads are loading into the pane now",
-                                  "Ok it is still not working either way. No data is showing up"])
+                                  "Ok it is still not working either way. No data is showing up",
+                                  "I don't know why this fails"])
 def test_a_redirect_that_steers_the_task_is_not_even_kept_as_a_correction(said):
     assert not correction_worth_keeping(said)
+
+
+@pytest.mark.parametrize("said", ["Don't retry when the build fails", "The tests should not be skipped when CI fails"])
+def test_a_rule_about_failures_is_kept_as_a_correction(said):
+    assert correction_worth_keeping(said)
 
 
 def test_only_a_rule_in_general_terms_holds_in_every_project():

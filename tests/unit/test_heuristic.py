@@ -226,6 +226,7 @@ FILTERED = [  # (text, why it is no learning)
     ("All three checks are green: `pnpm lint`; `pnpm test`; `pnpm check-types`.", "narration"),  # 01997e76
     ("Branch `fix/team-optimization-v2` is now pushed (GitHub will suggest a PR here).", "narration"),  # 01997e76
     ("Here are 5 weak points of the `dev-docs/` vs `work/` convention.", "narration"),  # 03eb5929: introduces a list
+    ("Done; the tests pass with `uv run pytest -x tests/`.", "narration"),  # a report of the moment, any punctuation
     ("The tool is now installed and I've verified it works from any directory.", "narration"),  # cb2e607c
     ("This session is being continued from a previous conversation that ran out of context.", "injected"),
     ("<memgit-context> the project is built with uv </memgit-context>", "injected"),

@@ -67,7 +67,7 @@ _NARRATION = re.compile(
     r"^(?:let me|let's (?:see|check|look|run|try|start|verify|first)|now (?:let me|i'?ll|i need|i will|i can|let's)|"
     r"i'?ll |i will |i'm going to|i need to|i'm now|i am now|first,? (?:let me|i'?ll)|next,? (?:let me|i'?ll)|"
     r"perfect|great|excellent|good(?: call| catch| point| question| idea| observation| context)?[!.,]|"
-    r"done[!.]|ok(?:ay)?[,.!]|sure[,.!]|alright|got it|understood|interesting|hmm|"
+    r"done(?:[!.;:,]|\s+[—–-])|ok(?:ay)?[,.!]|sure[,.!]|alright|got it|understood|interesting|hmm|"
     r"you'?re (?:absolutely |completely )?right[!.]|looking at (?:the|this|your)|here'?s (?:what|the|a|my)|"
     r"would you like|should i |do you want|want me to|shall i|let me know|feel free|ready to|"
     r"i'?ve (?:successfully|completed|finished|now)|everything (?:is|looks)|here are (?:the |\d+ |some |a few )|"

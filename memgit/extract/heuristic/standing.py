@@ -255,19 +255,20 @@ def correction_worth_keeping(text: str) -> bool:
         return False
     if _EVALUATIVE.search(said) or general(said) or first_person(said) or choice(said):
         return True
-    if _BROKEN.search(said) and not _NORM.search(said):
+    if _BROKEN.search(said) and not (_NORM.search(said) or _FORBID.match(_FILLER.sub("", said))):
         return False
     if question(said):
         return pushback(said)
     return not task_step(said) or pushback(said)
 
 
-# What a person reports as broken ("No teams or leads are loading into the pane now", "it still fails").
+# What a person reports as broken ("No teams or leads are loading into the pane now", "I don't know why
+# this fails"): a symptom, unless it comes with a rule ("don't retry when the build fails").
 _BROKEN = re.compile(r"\b(?:(?:is|are|was|were|isn'?t|aren'?t|wasn'?t|weren'?t) (?:not |still |no longer )?"
                      r"(?:loading|working|showing(?: up)?|rendering|updating|saving|running|loaded|shown|rendered|"
                      r"updated|saved)|(?:doesn'?t|don'?t|didn'?t|does not|do not|did not) "
-                     r"(?:work|load|show|render|update|save|run)|broken|still (?:fails?|failing|broken|crash\w*)|"
-                     r"nothing (?:shows|happens|loads))\b", re.I)
+                     r"(?:work|load|show|render|update|save|run)|broken|fails|failing|failed|crash\w*|"
+                     r"(?:an|the|this|that) error|nothing (?:shows|happens|loads))\b", re.I)
 _REFERS = re.compile(r"\b(?:this|that|these|those|it|them)\b", re.I)
 _WORD = re.compile(r"[A-Za-z]{3,}")
 MIN_ALONE = 8  # words of three letters or more a remark pointing at "this" or "it" needs to say what it is about
