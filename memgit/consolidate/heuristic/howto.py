@@ -146,7 +146,6 @@ def command_lines(chosen: Sequence[tuple[tuple[str, ...], Cluster]]) -> list[str
 
 
 _ADVICE = re.compile(r"^- (?P<label>[^:`]+): `[^`]+` — (?P<what>.+)$")
-_SPAN = re.compile(r"`([^`]+)`")
 
 
 def _told_in_advice(line: str, lines: Sequence[str]) -> bool:
@@ -158,7 +157,7 @@ def _told_in_advice(line: str, lines: Sequence[str]) -> bool:
     for other in lines:
         advice = _ADVICE.match(other)
         if advice and advice["label"] == plain["label"] and any(
-                span == command or span.startswith(command + " ") for span in _SPAN.findall(advice["what"])):
+                span == command or span.startswith(command + " ") for span in code_spans(advice["what"])):
             return True
     return False
 

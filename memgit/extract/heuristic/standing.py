@@ -255,7 +255,7 @@ def correction_worth_keeping(text: str) -> bool:
         return False
     if _EVALUATIVE.search(said) or general(said) or first_person(said) or choice(said):
         return True
-    if _BROKEN.search(said) and not (_NORM.search(said) or _FORBID.match(_FILLER.sub("", said))):
+    if _BROKEN.search(said) and not (_NORM.search(said) or _FORBID.match(said)):  # `said` has no filler left
         return False
     if question(said):
         return pushback(said)
