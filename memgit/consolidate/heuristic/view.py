@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memgit.consolidate.heuristic.graph import Cluster, Occurrence, desc, normalise, rank_key
+from memgit.extract.heuristic.standing import configured_file
 
 
 @dataclass(slots=True)
@@ -61,8 +62,23 @@ def view(db: sqlite3.Connection, singles: int | None = 40) -> View:
         current = cluster.superseded_by
         if current is None or rank_key(other) < rank_key(current):
             cluster.superseded_by = other
+    _latest_state_holds(of_leader.values())
     superseded = sum(1 for c in of_leader.values() if c.superseded_by is not None)
     return View(sorted(of_leader.values(), key=rank_key), total - superseded, superseded, left_out)
+
+
+def _latest_state_holds(clusters: Iterable[Cluster]) -> None:
+    """Of the statements of one configuration file's state (memgit.extract.heuristic.ci), the most recent
+    holds and supersedes the others, whatever their words: the file changed between them."""
+    latest: dict[str, Cluster] = {}
+    described = [(path, c) for c in clusters if (path := configured_file(c.text))]
+    for path, c in described:
+        held = latest.get(path)
+        if held is None or (desc(c.recency), normalise(c.text)) < (desc(held.recency), normalise(held.text)):
+            latest[path] = c
+    for path, c in described:
+        if c is not latest[path] and c.superseded_by is None:
+            c.superseded_by = latest[path]
 
 
 def clusters_of(db: sqlite3.Connection, leaders: Iterable[int]) -> list[Cluster]:

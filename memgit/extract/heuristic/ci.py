@@ -1,0 +1,172 @@
+"""CI: what the project's continuous integration runs, from the workflow files the session wrote.
+
+A newcomer needs to know which checks a change must pass before it is pushed, and when they run.
+The session shows it when the agent writes or edits a workflow (`.github/workflows/*.yml`,
+`.gitlab-ci.yml`): the file as the session left it is the fact, so each file is followed through
+the session's writes, reads and edits, and told once, as it ended (a step added and taken out again,
+a trigger narrowed and widened back, leaves no trace). When an edit meets a file the session never
+saw whole, its end state is unknown and nothing is told of it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from memgit.core.model import TRIMMED_PATTERN, ToolCall
+from memgit.extract.heuristic.candidate import Candidate
+from memgit.extract.heuristic.session import Session
+from memgit.extract.heuristic.standing import CONFIGURED as LEAD
+from memgit.extract.tools import replacements
+
+SCORE = 4.0  # the project's setup, true of every change pushed
+MAX_COMMANDS = 6
+_WORKFLOW = re.compile(r"(?:^|/)(?:\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml)$")
+_NUMBERED = re.compile(r"^\s*\d+(?:→|\t)", re.M)  # a read tool's line numbers ("    12→name: CI")
+_TRIMMED = re.compile(TRIMMED_PATTERN)
+_VERSION_KEY = re.compile(r"^(?P<tool>[a-z]+)[-_]versions?$")
+_TOOL_NAMES = {"python": "Python", "node": "Node", "go": "Go", "java": "Java", "ruby": "Ruby", "rust": "Rust"}
+_QUIET = re.compile(r"^(?:echo|cd|ls|cat|mkdir|export|set|printf|#)\b")
+
+
+def learn(s: Session) -> list[Candidate]:
+    """One convention per workflow file the session left in a known state that runs commands."""
+    out = []
+    for path, text in _final_states([*s.calls, *s.side_calls]).items():
+        if text is not None and (said := describe(_relative(path, s.cwd), text)):
+            out.append(Candidate("convention", said, SCORE, "ci"))
+    return out
+
+
+def _final_states(calls: list[ToolCall]) -> dict[str, str | None]:
+    """Each workflow file's text as the calls left it (None: an edit met a text the session never saw)."""
+    states: dict[str, str | None] = {}
+    for call in calls:
+        path = call.file_path or ""
+        if not _WORKFLOW.search(path.replace("\\", "/")) or not call.ran or call.is_error:
+            continue
+        if call.kind == "read":
+            if path not in states and not call.input.get("offset") and not call.input.get("limit"):
+                states[path] = _read_text(call.output)
+        elif call.kind == "edit":
+            states[path] = _edited(states.get(path), call)
+    return states
+
+
+def _read_text(output: str) -> str | None:
+    if not output.strip() or _TRIMMED.search(output):
+        return None
+    lines = output.splitlines()
+    if all(_NUMBERED.match(line) for line in lines if line.strip()):
+        lines = [_NUMBERED.sub("", line, count=1) for line in lines]
+    return "\n".join(lines) + "\n"  # a read's output loses the file's last newline
+
+
+def _edited(text: str | None, call: ToolCall) -> str | None:
+    """The text after an edit: a written file, or replacements applied in order; None when unknown."""
+    for old, new in replacements(call):
+        if _TRIMMED.search(new) or _TRIMMED.search(old):
+            return None
+        if not old:  # a whole file written
+            text = new
+        elif text is None or old not in text:
+            return None
+        else:
+            text = text.replace(old, new) if call.input.get("replace_all") else text.replace(old, new, 1)
+    return text
+
+
+def _relative(path: str, cwd: str | None) -> str:
+    path = path.replace("\\", "/")
+    if cwd and path.startswith(cwd.rstrip("/") + "/"):
+        return path[len(cwd.rstrip("/")) + 1:]
+    found = _WORKFLOW.search(path)
+    return path[found.start():].lstrip("/") if found else path
+
+
+def describe(path: str, text: str) -> str | None:
+    """"CI (`path`) runs on …, with Python 3.12 and 3.13: `cmd`, `cmd`." — None when the file does not
+    parse or runs no command of its own."""
+    import yaml  # PyYAML comes with python-frontmatter; only a session that wrote a workflow needs it
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    jobs = _jobs(data)
+    commands = list(dict.fromkeys(c for job in jobs for c in _commands(job)))[:MAX_COMMANDS]
+    if not commands:
+        return None
+    when = _triggers(data.get("on", data.get(True)))  # YAML 1.1 reads the key `on` as true
+    versions = _versions(jobs)
+    return (f"{LEAD}`{path}`) runs{' ' + when if when else ''}{', with ' + versions if versions else ''}: "
+            + ", ".join(f"`{c}`" for c in commands) + ".")
+
+
+def _jobs(data: dict) -> list[dict]:
+    jobs = data.get("jobs")
+    if isinstance(jobs, dict):  # GitHub Actions
+        return [job for job in jobs.values() if isinstance(job, dict)]
+    return [job for job in data.values() if isinstance(job, dict) and "script" in job]  # GitLab CI
+
+
+def _commands(job: dict) -> list[str]:
+    """The command lines a job runs of its own (not the actions it uses), without templated ones."""
+    runs: list[Any] = [step.get("run") for step in job.get("steps") or () if isinstance(step, dict)]
+    script = job.get("script")
+    runs += script if isinstance(script, list) else [script]
+    out = []
+    for run in runs:
+        if not isinstance(run, str):
+            continue
+        for line in run.replace("\\\n", " ").splitlines():
+            line = " ".join(line.split())
+            if line and "${{" not in line and "$" not in line[:1] and not _QUIET.match(line) and len(line) <= 80:
+                out.append(line)
+    return out
+
+
+def _triggers(on: Any) -> str:
+    """When the workflow runs, in words ("" for a GitLab pipeline, which runs on every push)."""
+    if isinstance(on, str):
+        on = {on: None}
+    elif isinstance(on, list):
+        on = dict.fromkeys(on)
+    if not isinstance(on, dict):
+        return ""
+    said = []
+    for event, what in on.items():
+        branches = what.get("branches") if isinstance(what, dict) else None
+        branches = [branches] if isinstance(branches, str) else branches
+        to = f" to {_and(branches)}" if isinstance(branches, list) and branches else ""
+        if event == "push":
+            tags_only = isinstance(what, dict) and "tags" in what and not to
+            said.append("on tag pushes" if tags_only else f"on pushes{to}" if to else "on every push to any branch")
+        elif event == "pull_request":
+            said.append(f"on pull requests{to}" if to else "on every pull request")
+        elif event == "workflow_dispatch":
+            said.append("by hand")
+        elif event == "schedule":
+            said.append("on a schedule")
+        elif event == "release":
+            said.append("on releases")
+    return _and(said)
+
+
+def _versions(jobs: list[dict]) -> str:
+    """The tool versions of the first build matrix ("Python 3.12 and 3.13")."""
+    for job in jobs:
+        matrix = (job.get("strategy") or {}).get("matrix") if isinstance(job.get("strategy"), dict) else None
+        for key, values in (matrix or {}).items() if isinstance(matrix, dict) else ():
+            found = _VERSION_KEY.match(str(key))
+            if found and isinstance(values, list) and values:
+                name = _TOOL_NAMES.get(found.group("tool"), found.group("tool"))
+                return f"{name} {_and([str(v) for v in values])}"
+    return ""
+
+
+def _and(items: list) -> str:
+    items = [str(i) for i in items]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""

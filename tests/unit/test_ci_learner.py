@@ -1,0 +1,116 @@
+"""What the project's CI runs is a convention of the project, told as the session left the workflow file:
+followed through its writes, reads and edits, never from a state the session did not see whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memgit.extract import heuristic
+from memgit.extract.heuristic import ci
+from memgit.extract.heuristic.standing import standing
+from memgit.sources.claude_code.reader import read_transcript
+from memgit.sources.claude_code.synthetic import SessionWriter, session_id
+from tests.conftest import FIXTURES, needs_shared
+
+CWD = "/home/u/dev/pinion"
+WORKFLOW = f"{CWD}/.github/workflows/ci.yml"
+FILE = """name: CI
+on:
+  push:
+    branches: [ main ]
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    strategy:
+      matrix:
+        node-version: [20, 22]
+    steps:
+    - uses: actions/checkout@v4
+    - run: npm ci
+    - name: Test
+      run: |
+        echo "testing on ${{ matrix.node-version }}"
+        npm test
+    - run: npm run lint
+"""
+
+
+def _learned(tmp_path: Path, build) -> list[str]:
+    w = SessionWriter(session_id("ci"), CWD)
+    w.user("Add a CI workflow that runs the tests and the linter")
+    build(w)
+    w.assistant("The workflow is in place.")
+    t = read_transcript(w.write(tmp_path))
+    note = heuristic.extract(t, project="pinion").note  # None: nothing learned, no note
+    return [item.text for item in note.learnings] if note else []
+
+
+def _ci(learned: list[str]) -> list[str]:
+    return [text for text in learned if text.startswith("CI (")]
+
+
+def test_a_written_workflow_is_told_with_its_triggers_versions_and_own_commands(tmp_path):
+    learned = _learned(tmp_path, lambda w: w.tool("Write", {"file_path": WORKFLOW, "content": FILE}, "File created"))
+    assert _ci(learned) == ["CI (`.github/workflows/ci.yml`) runs on pushes to main, with Node 20 and 22: "
+                            "`npm ci`, `npm test`, `npm run lint`."]  # no action, no echo, no template
+    assert standing(_ci(learned)[0])  # the project's setup: it reaches the briefing on its own
+
+
+def test_the_file_as_the_session_left_it_is_told_after_its_edits(tmp_path):
+    def build(w: SessionWriter) -> None:
+        w.tool("Write", {"file_path": WORKFLOW, "content": FILE}, "File created")
+        w.edit(WORKFLOW, "    - run: npm run lint\n", "    - run: npm run lint\n    - run: npm run typecheck\n")
+        w.edit(WORKFLOW, "  push:\n    branches: [ main ]\n", "  push:\n  pull_request:\n")
+    assert _ci(_learned(tmp_path, build)) == [
+        "CI (`.github/workflows/ci.yml`) runs on every push to any branch and on every pull request, "
+        "with Node 20 and 22: `npm ci`, `npm test`, `npm run lint`, `npm run typecheck`."]
+
+
+def test_a_file_read_whole_then_edited_is_followed_and_a_file_never_seen_is_not_told(tmp_path):
+    numbered = "\n".join(f"{i:6}→{line}" for i, line in enumerate(FILE.splitlines(), 1))
+
+    def read_then_edit(w: SessionWriter) -> None:
+        w.tool("Read", {"file_path": WORKFLOW}, numbered)
+        w.edit(WORKFLOW, "    - run: npm run lint\n", "")
+    assert _ci(_learned(tmp_path, read_then_edit)) == [
+        "CI (`.github/workflows/ci.yml`) runs on pushes to main, with Node 20 and 22: `npm ci`, `npm test`."]
+
+    def edit_unseen(w: SessionWriter) -> None:  # the rest of the file is unknown: nothing is told of it
+        w.edit(WORKFLOW, "    - run: npm run lint\n", "    - run: npm run lint\n    - run: npm run typecheck\n")
+    assert _ci(_learned(tmp_path, edit_unseen)) == []
+
+
+def test_an_edit_that_does_not_apply_or_was_turned_down_leaves_the_file_unknown_or_unchanged(tmp_path):
+    def missed(w: SessionWriter) -> None:
+        w.tool("Write", {"file_path": WORKFLOW, "content": FILE}, "File created")
+        w.edit(WORKFLOW, "    - run: make check\n", "    - run: make all\n")  # not in the file as the session saw it
+    assert _ci(_learned(tmp_path, missed)) == []
+
+    def declined(w: SessionWriter) -> None:
+        w.tool("Write", {"file_path": WORKFLOW, "content": FILE}, "File created")
+        w.declined("Edit", {"file_path": WORKFLOW, "old_string": "npm test", "new_string": "npm run test:all"})
+    assert "`npm test`" in _ci(_learned(tmp_path, declined))[0]
+
+
+def test_a_gitlab_pipeline_and_files_that_are_not_workflows():
+    gitlab = "stages: [test]\ntest:\n  stage: test\n  script:\n    - go vet ./...\n    - go test ./...\n"
+    assert ci.describe(".gitlab-ci.yml", gitlab) == "CI (`.gitlab-ci.yml`) runs: `go vet ./...`, `go test ./...`."
+    assert ci.describe("x.yml", "jobs:\n  a:\n    steps:\n    - uses: actions/checkout@v4\n") is None  # runs nothing
+    assert ci.describe("x.yml", "on: [push\n") is None  # does not parse
+    assert ci.describe("x.yml", "on: release\njobs:\n  a:\n    steps:\n    - run: make dist\n") == \
+        "CI (`x.yml`) runs on releases: `make dist`."
+
+
+@needs_shared
+def test_the_fixture_s_workflow_is_told_as_it_ended():
+    # claude-code-log fe869ecb: the agent wrote the workflow for pushes to main, made the pyright step
+    # continue on error, then, corrected, ran it on every push and let pyright fail the build again
+    path = next((FIXTURES / "claude").rglob("fe869ecb-*.jsonl"))
+    learned = [item for item in heuristic.extract(read_transcript(path), project="claude-code-log").note.learnings]
+    told = [item for item in learned if item.text.startswith("CI (")]
+    assert [item.type for item in told] == ["convention"]
+    assert told[0].text == (
+        "CI (`.github/workflows/ci.yml`) runs on every push to any branch and on pull requests to main, with Python "
+        "3.12 and 3.13: `uv sync --all-extras --dev`, `uv run pytest`, `uv run ruff check`, "
+        "`uv run ruff format --check`, `uv run pyright`.")
+    assert not any("continue-on-error" in item.text for item in learned)
