@@ -69,7 +69,27 @@ def work_line(title: str, limit: int = 90) -> str:
         text = "Worked on: " + (text[0].lower() + text[1:] if text[1:2].islower() else text)
     elif text[:1].islower():
         text = text[0].upper() + text[1:]
-    return clip(text.rstrip(" .:"), limit)
+    return clip(_whole_phrase(text.rstrip(" .:")), limit)
+
+
+# A title the note cut ("… into a git submodule or something so they can live…"): a clause or a name
+# that opens just before the cut says nothing yet, so the line ends before it, and before a hedge.
+_OPENS = frozenset("so because since which that where when while and or but if then called named like".split())
+_HEDGE = re.compile(r"\s+(?:or something(?: like that)?|or so|or similar|etc)$", re.I)
+MAX_DANGLING = 3  # words after the opener: more, and the phrase has said something
+
+
+def _whole_phrase(text: str) -> str:
+    if not text.endswith("…"):
+        return text
+    words = text[:-1].split()
+    for i in range(len(words) - 1, max(len(words) - 2 - MAX_DANGLING, 3), -1):
+        word = words[i].lower()
+        gerund = word in ("for", "to", "by") and i + 1 < len(words) and words[i + 1].endswith("ing")
+        kept = " ".join(words[:i])
+        if (word in _OPENS or gerund) and kept.count("`") % 2 == 0:  # never inside a code span
+            return _HEDGE.sub("", kept.rstrip(" ,;:-")) + "…"
+    return text
 
 
 def _heading(text: str) -> bool:

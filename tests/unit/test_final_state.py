@@ -371,6 +371,20 @@ def test_a_reported_problem_is_told_only_as_a_lesson_that_holds(text, told_):
     ("Per-User Resampling Preferences with Policy-Based Configuration",
      "Per-User Resampling Preferences with Policy-Based Configuration"),  # a plan's title stays as it is
     ("Metricstore NATS Slow Consumer Analysis", "Metricstore NATS Slow Consumer Analysis"),
+    # a title the note cut ends before a clause or a name that opens just before the cut, and a hedge
+    ("Move these 3 files into a git submodule or something so they can live…",
+     "Moved these 3 files into a git submodule…"),  # 9e953218
+    ("how can I make this possible to install as a library with `uv` so I…",
+     "Looked into: how can I make this possible to install as a library with `uv`…"),  # cb2e607c
+    ("Analyze existing CLI command and create specification for adding…",
+     "Analyzed existing CLI command and created specification…"),  # e9fb405b
+    ("Evaluate packages/services and create a new package called…", "Evaluated packages/services and created a new package…"),
+    # a phrase that has said something stays, and so does a cut inside code
+    ("Updating a team to assign a lead or change from viewer to contributor…",
+     "Updating a team to assign a lead or change from viewer to contributor…"),
+    ("One idea about how to organize the work Markdown documents generated…",
+     "One idea about how to organize the work Markdown documents generated…"),
+    ("Fix the flag in `sync --dry-run and then…", "Fixed the flag in `sync --dry-run and then…"),
 ])
 def test_the_latest_work_says_what_was_done_not_what_was_asked(title, line):
     from memgit.core.work_line import work_line
