@@ -86,6 +86,11 @@ def test_an_edit_that_does_not_apply_or_was_turned_down_leaves_the_file_unknown_
         w.edit(WORKFLOW, "    - run: make check\n", "    - run: make all\n")  # not in the file as the session saw it
     assert _ci(_learned(tmp_path, missed)) == []
 
+    def patched(w: SessionWriter) -> None:  # a patch (as Codex edits) is not applied here: the state is unknown
+        w.tool("Write", {"file_path": WORKFLOW, "content": FILE}, "File created")
+        w.tool("Edit", {"file_path": WORKFLOW, "patch": "@@\n-    - run: npm test\n+    - run: npm run test:all\n"}, "ok")
+    assert _ci(_learned(tmp_path, patched)) == []
+
     def declined(w: SessionWriter) -> None:
         w.tool("Write", {"file_path": WORKFLOW, "content": FILE}, "File created")
         w.declined("Edit", {"file_path": WORKFLOW, "old_string": "npm test", "new_string": "npm run test:all"})

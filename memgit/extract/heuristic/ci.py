@@ -63,8 +63,12 @@ def _read_text(output: str) -> str | None:
 
 
 def _edited(text: str | None, call: ToolCall) -> str | None:
-    """The text after an edit: a written file, or replacements applied in order; None when unknown."""
-    for old, new in replacements(call):
+    """The text after an edit: a written file, or replacements applied in order; None when unknown (a
+    patch, which this does not apply, included)."""
+    pairs = replacements(call)
+    if not pairs:
+        return None
+    for old, new in pairs:
         if _TRIMMED.search(new) or _TRIMMED.search(old):
             return None
         if not old:  # a whole file written
