@@ -11,6 +11,7 @@ import re
 import pytest
 
 from memgit.extract import heuristic
+from memgit.extract.heuristic.text import own_words
 from memgit.extract.heuristic import filters, preferences, rank
 from memgit.extract.heuristic.shell import parse, verbatim
 from memgit.core.model import LEARNING_TYPES, Extraction, Note, ToolCall, Transcript, Turn
@@ -185,6 +186,26 @@ def test_a_pasted_document_is_not_the_person_pushing_back():
     pasted = ("For brevity, the documentation will mostly refer to uvx instead of uv tool run. Tools can also be "
               "installed with uv tool install, in which case their executables are available on the PATH.")
     assert learned(*WORK, user(pasted), agent(edit(f"{CWD}/README.md"))) == []
+
+
+def test_a_document_pasted_after_the_person_points_at_it_is_neither_their_rule_nor_their_report():
+    # cb2e607c (claude-code-log): "Does this doc page help?" and uv's page on tools under it; the page
+    # says "useful if you need …" and "… are not installed", neither the person's rule nor a symptom
+    page = ("Tools are Python packages that provide command-line interfaces.\n\nNote\n\n"
+            "Installing the tool is useful if you need the tool to be available to other programs on your system, "
+            "e.g., if some script you do not control requires the tool.\n\n"
+            "Executables provided by dependencies of tool packages are not installed.\n\n"
+            "Because it is very common to run tools without installing them, a uvx alias is provided for uv tool run "
+            "and the two commands are exactly equivalent.")
+    asked = "We need to find a cleaner way to reinstall without hunting for cached files. Does this doc page help?"
+    turns = (*WORK, user(f"{asked}\n\n{page}"), agent(edit(f"{CWD}/README.md"), text="Use `uv tool install --reinstall .`"))
+    found = learned(*turns, kinds=("preference", "convention", "gotcha", "fact"))
+    assert not any("useful if you need" in t or "not installed" in t for t in found), found
+    assert own_words(f"{asked}\n\n{page}") == asked
+    # a short follow-up is the person's own, and a list after a colon is too
+    assert own_words(f"{asked}\nIt says to reinstall.") == f"{asked}\nIt says to reinstall."
+    listed = "Fix these points of the guide below:\n" + "\n".join(f"{i}. the step {i} is wrong, it needs a flag" for i in range(20))
+    assert own_words(listed) == listed
 
 
 def test_only_the_person_own_words_count():

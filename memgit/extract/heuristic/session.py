@@ -21,7 +21,7 @@ from memgit.core.model import HARNESS, ToolCall, Transcript
 from memgit.extract.tools import is_edit
 from memgit.extract.tools import kind as tool_kind
 from memgit.extract.heuristic import shell
-from memgit.extract.heuristic.text import Unit, clean_user_text, own_words, units
+from memgit.extract.heuristic.text import Unit, clean_user_text, own_words, points_at_document, units
 
 # A prompt with nothing in it: a redacted capture, a warm-up, dots.
 _PLACEHOLDER = re.compile(r"^(?:\[REDACTED[^\]]*\]|warmup|\.+|\s*)$", re.I)
@@ -169,7 +169,7 @@ def read(transcript: Transcript) -> Session:
             if _PLACEHOLDER.match(text):
                 continue
             said = own_words(text)
-            pasted = text[len(said):].strip() if len(said) < len(text) else ""
+            pasted = text[len(said):].strip() if len(said) < len(text) and not points_at_document(said) else ""
             current = open_exchange(said or text[:200], turn.kind, pasted)
             s.tail_start = len(s.calls)
     s.runs, s.side_runs = runs(s.calls), runs(s.side_calls)

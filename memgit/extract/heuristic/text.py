@@ -91,7 +91,34 @@ def own_words(text: str) -> str:
     marks = [i for i, line in enumerate(kept) if LOGLIKE.match(line)]
     if len(marks) >= 3:
         kept = kept[: marks[0]]
+    for i, line in enumerate(kept[:MAX_LEAD_LINES]):  # "Does this doc page help?" and the page itself
+        if _POINTS_AT.search(line) and _pasted_prose(kept[i + 1:]):
+            kept = kept[: i + 1]
+            break
     return "\n".join(kept).strip()
+
+
+# A line of the person's that points at a document they pasted after it ("Does this doc page help?"):
+# the text that follows is someone else's, however it reads, and no report of theirs either (an error
+# output they paste is a symptom: LOGLIKE and the gotchas read it).
+_POINTS_AT = re.compile(
+    r"\b(?:this|these|the following|below|here'?s|here is|here are)\b[^.?!:]{0,40}?\b(?:docs?|documentation|"
+    r"page|article|post|guide|section|readme|thread|comment|answer|excerpt|spec|specification|email)s?\b"
+    r"[^.?!:]{0,40}[?:]\s*$", re.I)
+MAX_LEAD_LINES = 6  # the pointer is among the person's first lines
+MIN_PASTED = 400  # characters after it: less is the person's own follow-up
+
+
+def _pasted_prose(lines: list[str]) -> bool:
+    """Long enough to be a document, and not the person's own list of points."""
+    filled = [line for line in lines if line.strip()]
+    items = sum(1 for line in filled if _ITEM.match(line))
+    return sum(map(len, filled)) >= MIN_PASTED and items * 2 < len(filled)
+
+
+def points_at_document(said: str) -> bool:
+    """True when the person's words (own_words) end by pointing at a document they pasted after them."""
+    return _POINTS_AT.search(said.rpartition("\n")[2]) is not None
 
 
 def straight_quotes(text: str) -> str:
