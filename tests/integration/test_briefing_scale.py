@@ -159,3 +159,14 @@ def test_the_skills_are_named_in_one_line_not_a_line_each(told):
     assert len(skills) >= 2, skills
     lines = [line for line in deeper if "skills/" in line]
     assert len(lines) == 1 and all(f"`{name}`" in lines[0] for name in skills), lines
+
+
+def test_the_linter_s_configuration_is_told_as_the_last_session_left_it(told):
+    # four sessions changed .golangci.yml; one added `stylecheck`, the last removed it again (golangci-lint
+    # v2 has it inside staticcheck): the briefing tells the file's last state and MEMORY.md the earlier ones
+    # as superseded
+    told_lint = [r for r in section(told["summary"], "Preferences and conventions") if r.startswith("Linting (")]
+    assert len(told_lint) == 1 and "`.golangci.yml`" in told_lint[0], told_lint
+    assert "internal/graph/generated" in told_lint[0] and "stylecheck" not in told_lint[0]
+    superseded = git(told["repo"], "show", f"{told['branch']}:MEMORY.md").partition("## Superseded")[2]
+    assert "~~Linting (`.golangci.yml`) enables `staticcheck`, `unparam`, `nilnil`, `govet` and `stylecheck`" in superseded

@@ -24,6 +24,7 @@ from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 from memgit.extract.heuristic.shell import parse
+from memgit.extract.heuristic.standing import CONFIGURED
 from memgit.core.model import Note
 from memgit.core.vocab import TYPES
 
@@ -277,6 +278,9 @@ def signature(kind: str, norm: str) -> Signature:
     return Signature(_content(norm) if norm.isascii() else content_words(norm), norm, kind in CHOICE_TYPES)
 
 
+_STATES = tuple(f"{lead.lower()}`" for lead in CONFIGURED)  # a file's state, as normalise leaves its lead
+
+
 def _choice(norm: str) -> tuple[frozenset[str], frozenset[str]] | None:
     """(chosen, rejected) words of "use X instead of Y" / "X, not Y" / "instead of Y, use X"."""
     match = _CHOICE.search(norm)
@@ -287,6 +291,8 @@ def _choice(norm: str) -> tuple[frozenset[str], frozenset[str]] | None:
 
 
 def _compatible(a: Signature, b: Signature) -> bool:
+    if a._norm.startswith(_STATES) or b._norm.startswith(_STATES):
+        return False  # two states of one file are two clusters: the later supersedes (view._latest_state_holds)
     if a.negated != b.negated or a.numbers != b.numbers:
         return False
     if a.choice and b.choice and _reversed(a.choice, b.choice):

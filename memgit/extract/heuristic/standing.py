@@ -29,7 +29,8 @@ from memgit.extract.heuristic.candidate import concreteness
 
 CORRECTION = "The user corrected the agent:"
 INSTRUCTED = ("Project instructions:", "Project rule")  # learnings made from the project's instruction file
-CONFIGURED = "CI ("  # learnings made from the project's CI configuration (memgit.extract.heuristic.ci)
+CI, LINTING = "CI (", "Linting ("  # how memgit.extract.heuristic.checks opens what it tells of a checks file
+CONFIGURED = (CI, LINTING)  # learnings made from the project's CI or linter configuration
 
 _FILLER = re.compile(
     r"^(?:(?:hey|hi|hello|ok(?:ay)?|yes|yeah|so|oh|well|right|also|and|but|btw|then|now|next|just|please|pls|"
@@ -199,17 +200,17 @@ def approval(text: str) -> bool:
 
 
 def instructed(text: str) -> bool:
-    """Made from the project's instruction file (CLAUDE.md, AGENTS.md, …) or its CI configuration:
-    standing by where it stands."""
-    return text.startswith((*INSTRUCTED, CONFIGURED))
+    """Made from the project's instruction file (CLAUDE.md, AGENTS.md, …) or its CI or linter
+    configuration: standing by where it stands."""
+    return text.startswith((*INSTRUCTED, *CONFIGURED))
 
 
 def configured_file(text: str) -> str | None:
     """The file a statement of the project's configuration describes ("CI (`path`) runs …"), else None:
     such statements tell a file's state, so of two about one file the later holds."""
-    lead = CONFIGURED + "`"
-    end = text.find("`)", len(lead)) if text.startswith(lead) else -1
-    return text[len(lead):end] if end > 0 else None
+    lead = next((f"{lead}`" for lead in CONFIGURED if text.startswith(f"{lead}`")), None)
+    end = text.find("`)", len(lead)) if lead else -1
+    return text[len(lead):end] if lead and end > 0 else None
 
 
 def standing(text: str) -> bool:

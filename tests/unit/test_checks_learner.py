@@ -1,12 +1,13 @@
-"""What the project's CI runs is a convention of the project, told as the session left the workflow file:
-followed through its writes, reads and edits, never from a state the session did not see whole."""
+"""What the project's CI runs and what its linter checks and skips are conventions of the project, told as
+the session left the file: followed through its writes, reads and edits, never from a state the session
+did not see whole."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from memgit.extract import heuristic
-from memgit.extract.heuristic import ci
+from memgit.extract.heuristic import checks
 from memgit.extract.heuristic.standing import standing
 from memgit.sources.claude_code.reader import read_transcript
 from memgit.sources.claude_code.synthetic import SessionWriter, session_id
@@ -99,11 +100,61 @@ def test_an_edit_that_does_not_apply_or_was_turned_down_leaves_the_file_unknown_
 
 def test_a_gitlab_pipeline_and_files_that_are_not_workflows():
     gitlab = "stages: [test]\ntest:\n  stage: test\n  script:\n    - go vet ./...\n    - go test ./...\n"
-    assert ci.describe(".gitlab-ci.yml", gitlab) == "CI (`.gitlab-ci.yml`) runs: `go vet ./...`, `go test ./...`."
-    assert ci.describe("x.yml", "jobs:\n  a:\n    steps:\n    - uses: actions/checkout@v4\n") is None  # runs nothing
-    assert ci.describe("x.yml", "on: [push\n") is None  # does not parse
-    assert ci.describe("x.yml", "on: release\njobs:\n  a:\n    steps:\n    - run: make dist\n") == \
-        "CI (`x.yml`) runs on releases: `make dist`."
+    assert checks.describe(".gitlab-ci.yml", gitlab) == "CI (`.gitlab-ci.yml`) runs: `go vet ./...`, `go test ./...`."
+    assert checks.describe(".gitlab-ci.yml", "jobs:\n  a:\n    steps:\n    - uses: actions/checkout@v4\n") is None  # runs nothing
+    assert checks.describe(".github/workflows/x.yml", "on: [push\n") is None  # does not parse
+    assert checks.describe(".github/workflows/r.yml", "on: release\njobs:\n  a:\n    steps:\n    - run: make dist\n") \
+        == "CI (`.github/workflows/r.yml`) runs on releases: `make dist`."
+
+
+GOLANGCI = """version: "2"
+linters:
+  enable:
+    - staticcheck
+    - govet
+  exclusions:
+    paths:
+      - .git
+      - node_modules
+      - internal/graph/generated  # gqlgen
+      - _test\\.go
+formatters:
+  enable: [gofumpt]
+"""
+
+
+def test_a_linter_s_configuration_says_what_it_checks_and_what_it_skips():
+    assert checks.describe(".golangci.yml", GOLANGCI) == (
+        "Linting (`.golangci.yml`) enables `staticcheck` and `govet`, formats with `gofumpt` and skips "
+        "`internal/graph/generated` and `_test.go`.")  # what every project skips is left out
+    v1 = "linters:\n  enable: [errcheck]\nissues:\n  exclude-dirs: [api/gen]\n"
+    assert checks.describe("sub/.golangci.yaml", v1) == "Linting (`sub/.golangci.yaml`) enables `errcheck` and skips `api/gen`."
+    ruff = '[project]\nname = "x"\n[tool.ruff]\nextend-exclude = ["migrations"]\n[tool.ruff.lint]\nselect = ["E", "F", "I"]\nignore = ["E501"]\n'
+    assert checks.describe("pyproject.toml", ruff) == (
+        "Linting (`pyproject.toml`) selects rules `E`, `F` and `I`, ignores `E501` and skips `migrations`.")
+    assert checks.describe("pyproject.toml", '[project]\nname = "x"\n') is None  # no linter configured there
+    assert checks.describe(".golangci.yml", "run:\n  timeout: 5m\n") is None  # says nothing a newcomer acts on
+
+
+def test_of_two_sessions_states_of_one_file_the_later_is_the_file_it_describes():
+    from memgit.extract.heuristic.standing import configured_file
+
+    assert configured_file("Linting (`.golangci.yml`) enables `govet`.") == ".golangci.yml"
+    assert configured_file("CI (`.github/workflows/ci.yml`) runs: `make`.") == ".github/workflows/ci.yml"
+    assert configured_file("The CI (`x`) is slow") is None
+
+
+@needs_shared
+def test_the_scale_project_s_lint_configuration_is_told_as_the_session_left_it():
+    # cc-backend b6fee4c0: the agent read .golangci.yml whole, added a linter, then, asked, moved the test
+    # files into the exclusions and skipped the generated GraphQL and Swagger code
+    path = next((FIXTURES.parent / "scale" / "cc-backend" / "claude").rglob("b6fee4c0-*.jsonl"))
+    note = heuristic.extract(read_transcript(path), project="cc-backend").note
+    told = [item for item in note.learnings if item.text.startswith("Linting (")]
+    assert [item.text for item in told] == [
+        "Linting (`.golangci.yml`) enables `staticcheck`, `unparam`, `nilnil`, `govet` and `stylecheck`, formats with "
+        "`gofumpt` and skips `internal/graph/generated`, `internal/api/docs.go` and `_test.go`."]
+    assert standing(told[0].text)
 
 
 @needs_shared

@@ -1,11 +1,12 @@
-"""CI: what the project's continuous integration runs, from the workflow files the session wrote.
+"""Checks: what the project's CI runs, and what its linter checks and skips, from the files the session wrote.
 
-A newcomer needs to know which checks a change must pass before it is pushed, and when they run.
-The session shows it when the agent writes or edits a workflow (`.github/workflows/*.yml`,
-`.gitlab-ci.yml`): the file as the session left it is the fact, so each file is followed through
-the session's writes, reads and edits, and told once, as it ended (a step added and taken out again,
-a trigger narrowed and widened back, leaves no trace). When an edit meets a file the session never
-saw whole, its end state is unknown and nothing is told of it.
+A newcomer needs to know which checks a change must pass before it is pushed, when they run, and what
+the linter leaves alone (generated code, tests). The session shows it when the agent writes or edits
+a CI workflow (`.github/workflows/*.yml`, `.gitlab-ci.yml`) or a linter's configuration
+(`.golangci.yml`, `ruff.toml`): the file as the session left it is the fact, so each file is followed
+through the session's writes, whole reads and edits, and told once, as it ended (a step added and
+taken out again, a trigger narrowed and widened back, leaves no trace). When an edit meets a file the
+session never saw whole, or a patch this does not apply, its end state is unknown and nothing is told.
 """
 
 from __future__ import annotations
@@ -16,34 +17,37 @@ from typing import Any
 from memgit.core.model import TRIMMED_PATTERN, ToolCall
 from memgit.extract.heuristic.candidate import Candidate
 from memgit.extract.heuristic.session import Session
-from memgit.extract.heuristic.standing import CONFIGURED as LEAD
+from memgit.extract.heuristic.standing import CI, LINTING
 from memgit.extract.tools import replacements
 
 SCORE = 4.0  # the project's setup, true of every change pushed
 MAX_COMMANDS = 6
+MAX_NAMES = 8
 _WORKFLOW = re.compile(r"(?:^|/)(?:\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml)$")
-_NUMBERED = re.compile(r"^\s*\d+(?:→|\t)", re.M)  # a read tool's line numbers ("    12→name: CI")
+_LINTER = re.compile(r"(?:^|/)(?:\.golangci\.ya?ml|\.?ruff\.toml|pyproject\.toml)$")
+_NUMBERED = re.compile(r"^\s*\d+(?:→|\t|$)", re.M)  # a read tool's line numbers ("    12→name: CI"; an empty last line: "37")
 _TRIMMED = re.compile(TRIMMED_PATTERN)
 _VERSION_KEY = re.compile(r"^(?P<tool>[a-z]+)[-_]versions?$")
 _TOOL_NAMES = {"python": "Python", "node": "Node", "go": "Go", "java": "Java", "ruby": "Ruby", "rust": "Rust"}
 _QUIET = re.compile(r"^(?:echo|cd|ls|cat|mkdir|export|set|printf|#)\b")
+_EVERYWHERE = frozenset({"node_modules", "vendor", "venv", "dist", "build", "target"})  # skipped by any project
 
 
 def learn(s: Session) -> list[Candidate]:
-    """One convention per workflow file the session left in a known state that runs commands."""
+    """One convention per checks file the session left in a known state that says something."""
     out = []
     for path, text in _final_states([*s.calls, *s.side_calls]).items():
         if text is not None and (said := describe(_relative(path, s.cwd), text)):
-            out.append(Candidate("convention", said, SCORE, "ci"))
+            out.append(Candidate("convention", said, SCORE, "checks"))
     return out
 
 
 def _final_states(calls: list[ToolCall]) -> dict[str, str | None]:
-    """Each workflow file's text as the calls left it (None: an edit met a text the session never saw)."""
+    """Each checks file's text as the calls left it (None: an edit met a text the session never saw)."""
     states: dict[str, str | None] = {}
     for call in calls:
-        path = call.file_path or ""
-        if not _WORKFLOW.search(path.replace("\\", "/")) or not call.ran or call.is_error:
+        path = (call.file_path or "").replace("\\", "/")
+        if not (_WORKFLOW.search(path) or _LINTER.search(path)) or not call.ran or call.is_error:
             continue
         if call.kind == "read":
             if path not in states and not call.input.get("offset") and not call.input.get("limit"):
@@ -81,31 +85,53 @@ def _edited(text: str | None, call: ToolCall) -> str | None:
 
 
 def _relative(path: str, cwd: str | None) -> str:
-    path = path.replace("\\", "/")
     if cwd and path.startswith(cwd.rstrip("/") + "/"):
         return path[len(cwd.rstrip("/")) + 1:]
-    found = _WORKFLOW.search(path)
+    found = _WORKFLOW.search(path) or _LINTER.search(path)
     return path[found.start():].lstrip("/") if found else path
 
 
 def describe(path: str, text: str) -> str | None:
-    """"CI (`path`) runs on …, with Python 3.12 and 3.13: `cmd`, `cmd`." — None when the file does not
-    parse or runs no command of its own."""
-    import yaml  # PyYAML comes with python-frontmatter; only a session that wrote a workflow needs it
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
+    """The file's state in one statement (`CI (…) runs …` or `Linting (…) …`), None when it does not
+    parse or says nothing a newcomer acts on."""
+    data = _parsed(path, text)
     if not isinstance(data, dict):
         return None
+    if _WORKFLOW.search(path):
+        return _workflow(path, data)
+    if path.endswith("pyproject.toml"):
+        return _ruff(path, _section(_section(data, "tool"), "ruff"))
+    return _ruff(path, data) if path.endswith(".toml") else _golangci(path, data)
+
+
+def _parsed(path: str, text: str) -> Any:
+    if path.endswith(".toml"):
+        import tomllib
+
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            return None
+    import yaml  # PyYAML comes with python-frontmatter; only a session that wrote such a file needs it
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+
+
+# ---- CI workflows ----------------------------------------------------------------------------------
+
+
+def _workflow(path: str, data: dict) -> str | None:
+    """"CI (`path`) runs on …, with Python 3.12 and 3.13: `cmd`, `cmd`."; None when it runs no command."""
     jobs = _jobs(data)
     commands = list(dict.fromkeys(c for job in jobs for c in _commands(job)))[:MAX_COMMANDS]
     if not commands:
         return None
     when = _triggers(data.get("on", data.get(True)))  # YAML 1.1 reads the key `on` as true
     versions = _versions(jobs)
-    return (f"{LEAD}`{path}`) runs{' ' + when if when else ''}{', with ' + versions if versions else ''}: "
+    return (f"{CI}`{path}`) runs{' ' + when if when else ''}{', with ' + versions if versions else ''}: "
             + ", ".join(f"`{c}`" for c in commands) + ".")
 
 
@@ -162,13 +188,62 @@ def _triggers(on: Any) -> str:
 def _versions(jobs: list[dict]) -> str:
     """The tool versions of the first build matrix ("Python 3.12 and 3.13")."""
     for job in jobs:
-        matrix = (job.get("strategy") or {}).get("matrix") if isinstance(job.get("strategy"), dict) else None
-        for key, values in (matrix or {}).items() if isinstance(matrix, dict) else ():
+        strategy = job.get("strategy")
+        matrix = strategy.get("matrix") if isinstance(strategy, dict) else None
+        for key, values in matrix.items() if isinstance(matrix, dict) else ():
             found = _VERSION_KEY.match(str(key))
             if found and isinstance(values, list) and values:
                 name = _TOOL_NAMES.get(found.group("tool"), found.group("tool"))
                 return f"{name} {_and([str(v) for v in values])}"
     return ""
+
+
+# ---- linters -------------------------------------------------------------------------------------
+
+
+def _golangci(path: str, data: dict) -> str | None:
+    """golangci-lint (v1 and v2 layouts): the linters and formatters it enables, the paths it skips."""
+    linters, formatters, issues, run = (_section(data, key) for key in ("linters", "formatters", "issues", "run"))
+    skipped = [*_names(_section(linters, "exclusions").get("paths")), *_names(_section(data, "exclusions").get("paths")),
+               *_names(issues.get("exclude-dirs")), *_names(issues.get("exclude-files")),
+               *_names(run.get("skip-dirs")), *_names(run.get("skip-files"))]
+    return _linting(path, ("enables", _names(linters.get("enable"))), ("formats with", _names(formatters.get("enable"))),
+                    ("skips", skipped))
+
+
+def _ruff(path: str, data: dict) -> str | None:
+    """ruff (ruff.toml, or pyproject.toml's [tool.ruff]): the rules it selects and ignores, the paths it skips."""
+    lint = _section(data, "lint")
+    return _linting(path, ("selects rules", _names(lint.get("select") or data.get("select"))),
+                    ("ignores", _names(lint.get("ignore") or data.get("ignore"))),
+                    ("skips", _names(data.get("exclude")) + _names(data.get("extend-exclude"))))
+
+
+def _linting(path: str, *said: tuple[str, list[str]]) -> str | None:
+    """"Linting (`path`) enables `a` and `b` and skips `gen/`." — the paths any project skips left out."""
+    parts = []
+    for verb, names in said:
+        if verb == "skips":
+            names = [p for p in names if not p.startswith(".") and p.strip("/") not in _EVERYWHERE]
+        if names := list(dict.fromkeys(names)):
+            parts.append(f"{verb} {_code_list(names)}")
+    return f"{LINTING}`{path}`) {_and(parts)}." if parts else None
+
+
+def _section(data: Any, key: str) -> dict:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _names(value: Any) -> list[str]:
+    """A list of names or paths as written (a regex's escaped dot read as a dot)."""
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return [item.replace("\\.", ".") for item in items if isinstance(item, str) and item.strip()]
+
+
+def _code_list(names: list[str]) -> str:
+    shown = [f"`{name}`" for name in names[:MAX_NAMES]]
+    return _and(shown) if len(names) <= MAX_NAMES else ", ".join(shown) + f" and {len(names) - MAX_NAMES} more"
 
 
 def _and(items: list) -> str:
