@@ -345,6 +345,18 @@ def test_a_debugging_observation_is_no_gotcha_that_bites_again(text, told_):
      "`checkConcurrentSessions`", False),  # 6113e919
     ("Problem: The build fails on a clean checkout with a missing module error. Fix: `go generate ./...` must run "
      "before `go build`, since the GraphQL code is generated.", True),
+    # a fix made in the setup, not in the project's code: whoever sets the same thing up meets it again
+    ('Problem: "Error: Command "git submodule update --init --recursive && yarn run build" exited with 1" Fix: '
+     "Switched the submodule from SSH (`git@github.com:`) to HTTPS (`https://github.com/`). Now Vercel will be able "
+     "to clone the submodule during the build process without needing SSH keys.", True),  # 9e953218
+    ("Problem: Still doesn't work, maybe there's a step needed to have the submodule checked out during Vercel build? "
+     "Fix: Added a `buildCommand` to vercel.json that will: Initialize and update git submodules", True),  # 9e953218
+    ("Problem: The stylecheck linter does not exist. Fix: Removed `stylecheck` from the linters list and moved "
+     '`checks: ["ST1003"]` into `staticcheck`\'s settings.', True),  # 46f222a8 (scale)
+    ("Problem: I thinkt you got an API error? Fix: Created `.claude/scripts/remote-setup.sh` - automated setup for "
+     "web sessions Updated `.claude/settings.json`", False),  # the agent's own trouble, not the project's setup
+    ("Problem: Test compilation failure - `SimulateGeminiAfterAgent` undefined. Fix: Added the missing function to "
+     "`hooks.go` and `testenv.go`", False),  # a fix in the project's code
 ])
 def test_a_reported_problem_is_told_only_as_a_lesson_that_holds(text, told_):
     assert lasting_gotcha(text) is told_
@@ -538,3 +550,15 @@ def test_a_question_how_to_do_something_is_no_reported_problem_whatever_words_it
     s = session.read(transcript(user("How can I fix the error the build shows on a clean checkout?"),
                                 agent(text="Done.")))
     assert _symptom_of(s.exchanges[0], s) == "How can I fix the error the build shows on a clean checkout?"
+
+
+def test_a_long_report_gives_way_to_its_finding_unless_the_finding_alone_is_one_session_s_change():
+    from memgit.consolidate.heuristic.briefing import _finding
+
+    pasted = ("Problem: Especially the following query triggers the memory leak: SELECT * FROM job WHERE job.job_state IN "
+              "('completed', 'running', 'failed') ORDER BY job.start_time DESC LIMIT 50 OFFSET 0. Fix: Without statistics "
+              "in `sqlite_stat1`, the planner must guess, so `ANALYZE` has to run after the indexes are made.")
+    assert _finding(pasted).startswith("Without statistics")  # 42401d2e (scale): the SQL gives way
+    asked = ("Problem: Still doesn't work, maybe there's a step needed to have the submodule checked out during Vercel "
+             "build? Fix: Added a `buildCommand` to vercel.json that will: Initialize and update git submodules")
+    assert _finding(asked) == asked  # 9e953218: "Added …" alone would not say why it matters

@@ -24,7 +24,7 @@ from memgit.consolidate.heuristic.graph import Cluster, tier
 from memgit.consolidate.heuristic.memory import NoteInfo
 from memgit.consolidate.heuristic.memory_md import link_label
 from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, MIN_PROJECTS
-from memgit.consolidate.heuristic.selection import REPORTED, briefed
+from memgit.consolidate.heuristic.selection import REPORTED, briefed, lasting
 from memgit.extract.heuristic.standing import instructed, stated_generally, told_part
 from memgit.core.vocab import MAIN, PREFIX, TYPES
 from memgit.core.work_line import work_line
@@ -73,6 +73,8 @@ def _finding(text: str) -> str:
     if found is None or len(found.group("problem")) <= MAX_REPORT:
         return text
     fix = found.group("fix").strip()
+    if len(found.group("problem")) <= 2 * MAX_REPORT and not lasting(fix):
+        return text  # alone, the finding would read as one session's change: the report says why it matters
     return fix[0].upper() + fix[1:]
 
 

@@ -46,7 +46,8 @@ _NARRATIVE = re.compile(
 # A narrative in the past tense: "X was never called", "the buffer filled up".
 _PAST = re.compile(r"^(?:\S+\s+){0,8}?(?:was|were|had been|did not|didn'?t|wasn'?t|weren'?t|caused|broke|"
                    r"returned|filled|exceeded|crashed|hung|leaked|ran out)\b", re.I)
-REPORTED = re.compile(r"^Problem: (?P<problem>.+?)\. Fix: (?P<fix>.+)$", re.S)
+# As memgit.extract.heuristic.gotchas writes it: the report ends with its own "?", "!" or quote, else a period.
+REPORTED = re.compile(r"^Problem: (?P<problem>.+?)(?:\.|(?<=[?!\"])) Fix: (?P<fix>.+)$", re.S)
 _TROUBLE = re.compile(r"\b(?:error|errors|fail\w*|crash\w*|leak\w*|slow\w*|hang\w*|stuck|panic\w*|timeout|"
                       r"wrong|broken|doesn'?t work|not working|regression)\b", re.I)
 # A report that names no subject of its own ("Ok it is still not working either way"): it reads only
@@ -105,9 +106,26 @@ def lasting_gotcha(text: str) -> bool:
         return adds_option(run.group("failed"), run.group("works"))
     if reported := REPORTED.match(text):  # the person's report and the agent's finding: the finding must hold
         problem_, fix = reported.group("problem"), reported.group("fix").strip()
-        return (bool(_TROUBLE.search(problem_)) and not _DANGLING.match(problem_) and not _CODE_CHANGE.match(fix)
-                and lasting(fix))
+        return (bool(_TROUBLE.search(problem_) or _ENV_TROUBLE.search(problem_)) and not _DANGLING.match(problem_) and not _CODE_CHANGE.match(fix)
+                and (lasting(fix) or _set_up(problem_, fix)))
     return lasting(text) and not observed(text)
+
+
+# A fix made in the setup (a service's or a tool's configuration, a submodule's URL) and not in the
+# project's code: whoever sets the same thing up meets the same trouble ("Vercel cannot clone an SSH
+# submodule": switched it to HTTPS; "the stylecheck linter does not exist": ST1003 under staticcheck).
+_SETUP = re.compile(r"\.(?:ya?ml|json|toml|ini|cfg|conf|env)\b|\.gitmodules\b|\b(?:submodules?|settings|config|"
+                    r"configuration|linters? list|build command|buildCommand|environment variables?)\b", re.I)
+_CODE = re.compile(r"\.(?:go|py|pyi|ts|tsx|js|jsx|mjs|rs|rb|java|kt|c|cc|cpp|h|hpp|cs|php|swift|svelte|vue|sh)\b|"
+                   r"\w\(\)|\b(?:function|method|struct|class|test|tests)\b", re.I)
+# A report about the agent's own doing ("I think you got an API error?"), not about the project's setup.
+_ABOUT_AGENT = re.compile(r"\byou (?:got|get|hit|had|have|ran into|broke|made)\b", re.I)
+_ENV_TROUBLE = re.compile(r"\b(?:does(?:n'?t| not) exist|not found|unknown|no such|not installed|not recognized|"
+                          r"unsupported|permission denied)\b", re.I)
+
+
+def _set_up(problem: str, fix: str) -> bool:
+    return bool(_SETUP.search(fix)) and not _CODE.search(fix) and not _ABOUT_AGENT.search(problem)
 
 
 # What is happening at the moment of one session, said in the progressive ("the rewrite is serving
