@@ -177,7 +177,7 @@ def _global(repo, cfg: Config, force: bool) -> ConsolidateResult | None:
                     by_note.setdefault(o.path, []).append(o)
                 for path in changed:  # main's memory follows the projects' portable learnings note by note
                     found = by_note.get(path, [])
-                    fresh.append((f"{branch}:{path}", found, (versions[path], *_about(found, path), branch, "")))
+                    fresh.append((f"{branch}:{path}", found, (versions[path], *_about(found, path), branch, "", "")))
         if not known:  # all at once: the token order is taken from them
             across.build(fresh, flag_portable=False)
         else:

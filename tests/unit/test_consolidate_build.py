@@ -86,7 +86,7 @@ def generated(n_notes: int, seed: int) -> list[tuple[str, list[Occurrence], tupl
             if kind == "command" and rnd.random() < 0.7:
                 text = f"Tests run with `uv run pytest {rnd.choice(('-x', '-q', ''))} tests/`."
             learnings.append(Occurrence(kind, text, path, session, when, "", f"Note {i}"))
-        found.append((path, learnings, ("", session, when, f"Note {i}", "", "")))
+        found.append((path, learnings, ("", session, when, f"Note {i}", "", "", "")))
     return found
 
 

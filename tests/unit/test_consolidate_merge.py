@@ -13,7 +13,7 @@ from memgit.consolidate.heuristic.memory import Memory
 def cluster(items):
     """The clusters of occurrences, each occurrence a note of its own (as sessions write them)."""
     with Memory() as memory:
-        memory.build([(f"{o.path}#{i}", [o], ("", o.session, o.when, o.title, o.source, "")) for i, o in enumerate(items)])
+        memory.build([(f"{o.path}#{i}", [o], ("", o.session, o.when, o.title, o.source, "", "")) for i, o in enumerate(items)])
         return memory.clusters()
 
 # Pairs from the notes memgit writes for the Claude fixtures (../shared), then pairs a person or

@@ -562,3 +562,16 @@ def test_a_long_report_gives_way_to_its_finding_unless_the_finding_alone_is_one_
     asked = ("Problem: Still doesn't work, maybe there's a step needed to have the submodule checked out during Vercel "
              "build? Fix: Added a `buildCommand` to vercel.json that will: Initialize and update git submodules")
     assert _finding(asked) == asked  # 9e953218: "Added …" alone would not say why it matters
+
+
+def test_the_main_branch_is_told_when_the_latest_session_on_a_trunk_worked_on_master():
+    from memgit.consolidate.heuristic.briefing import trunk_line
+    from memgit.consolidate.heuristic.memory import NoteInfo
+
+    def notes(*branches: str):
+        return [(f"n{i}", NoteInfo(f"n{i}", f"s{i}", f"2026-04-{10 + i}", "t", (), b)) for i, b in enumerate(branches)]
+
+    assert trunk_line(notes("master", "feat/x")) == "- Main branch: `master` (not `main`)"  # ef958aa1
+    assert trunk_line(notes("master", "main")) is None  # renamed: the later holds
+    assert trunk_line(notes("main", "master")) == "- Main branch: `master` (not `main`)"
+    assert trunk_line(notes("hotfix", "dev", "")) is None  # cc-backend (scale): no trunk seen, nothing to say

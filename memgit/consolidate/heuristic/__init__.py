@@ -63,7 +63,7 @@ def across(projects: Mapping[str, Sequence[Occurrence]]) -> Memory:
         for o in projects[branch]:
             by_note.setdefault(f"{branch}:{o.path}", []).append(o)
     memory = Memory()
-    memory.build([(key, found, ("", found[0].session, found[0].when, found[0].title, found[0].source, ""))
+    memory.build([(key, found, ("", found[0].session, found[0].when, found[0].title, found[0].source, "", ""))
                   for key, found in sorted(by_note.items())], flag_portable=False)
     return memory
 

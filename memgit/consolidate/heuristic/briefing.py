@@ -192,6 +192,8 @@ def project_summary(label: str, scope: str, project: Project | None, notes: Sequ
     if not_fitting:
         more_pinned(doc, not_fitting, branch)
     doc.offer(Line("", f"{plural(len(notes), 'session')}{span} (branch {branch} of the memory repository).", (2,)))
+    if line := trunk_line(notes):
+        doc.offer(Line("How to build and test", line, (-1,)))
     replaced = howto.replaced_programs(holding)
     for i, line in enumerate(howto.command_lines(howto.purposes(clusters, replaced))):
         doc.offer(Line("How to build and test", line, (i,)))
@@ -206,6 +208,17 @@ def project_summary(label: str, scope: str, project: Project | None, notes: Sequ
     if line := skills_line(found, branch):
         doc.offer(Line("Where to look deeper", line, (3,)))
     return doc.text()
+
+
+TRUNKS = ("main", "master")  # the names a repository's main branch goes by
+
+
+def trunk_line(notes: Sequence[tuple[str, NoteInfo]]) -> str | None:
+    """"Main branch: `master` (not `main`)" when the latest session on either worked on `master`: agents
+    take `main` for granted (its diffs, its pull requests' base). A rename to `main` ends it."""
+    on_trunk = [(info.when, info.branch) for _, info in notes if info.branch in TRUNKS]
+    latest = max(on_trunk, default=("", ""))[1]
+    return f"- Main branch: `{latest}` (not `main`)" if latest and latest != "main" else None
 
 
 MAX_SKILLS = 6  # named in the briefing's one line; MEMORY.md lists every one

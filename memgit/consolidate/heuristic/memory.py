@@ -27,15 +27,16 @@ from memgit.consolidate.heuristic.leaders import Group, Leaders, packed, priorit
 from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, portable
 from memgit.consolidate.heuristic.view import View
 
-SCHEMA_VERSION = 6  # 3: members stored by group, so a cluster's members are read in one range; 4: postings of
+SCHEMA_VERSION = 7  # 3: members stored by group, so a cluster's members are read in one range; 4: postings of
 #                    every group under the prefix `leaders.posted` says, leaders read from `groups`; 5: a token's
 #                    groups in one row (a JSON list), the token counts in one (a team's first build wrote
-#                    ~160,000 rows for them, a third of its SQLite time); 6: the files each note's session edited
+#                    ~160,000 rows for them, a third of its SQLite time); 6: the files each note's session edited;
+#                    7: the git branch each note's session worked on
 REBUILD_GROWTH = 2  # take the token order again once the groups have doubled since it was taken
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS notes(path TEXT PRIMARY KEY, version TEXT, session TEXT, stamp INTEGER,
-                                 "when" TEXT, title TEXT, source TEXT, edited TEXT) WITHOUT ROWID;
+                                 "when" TEXT, title TEXT, source TEXT, edited TEXT, branch TEXT) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS groups(id INTEGER PRIMARY KEY, type TEXT, norm TEXT, priority INTEGER, leader INTEGER,
                                   nwords INTEGER, sessions INTEGER DEFAULT 0, latest INTEGER DEFAULT 0);
 CREATE TABLE IF NOT EXISTS members(gid INTEGER, path TEXT, seq INTEGER, text TEXT, portable INTEGER,
@@ -65,6 +66,7 @@ class NoteInfo:
     when: str
     title: str
     edited: tuple[str, ...] = ()  # the file names its session edited (memgit.core.edited), when all are known
+    branch: str = ""  # the git branch its session worked on, "" when unknown
 
 
 class Memory:
@@ -113,9 +115,9 @@ class Memory:
         return self.db.execute("SELECT COUNT(*) FROM notes").fetchone()[0]
 
     def infos(self) -> list[NoteInfo]:
-        return [NoteInfo(path, session, when, title, tuple(edited.split("\n")) if edited else ())
-                for path, session, when, title, edited in self.db.execute(
-                    'SELECT path, session, "when", title, edited FROM notes ORDER BY path')]
+        return [NoteInfo(path, session, when, title, tuple(edited.split("\n")) if edited else (), branch or "")
+                for path, session, when, title, edited, branch in self.db.execute(
+                    'SELECT path, session, "when", title, edited, branch FROM notes ORDER BY path')]
 
     # -- building ---------------------------------------------------------------------------------
 
@@ -143,9 +145,9 @@ class Memory:
         backing: dict[tuple[int, str], int] = {}  # (group, session) -> members
         latest = [0]  # by group id
         portable_: dict[str, int] = {}  # a text's flag (a scope repeats its learnings' wordings)
-        for path, occurrences_, (version, session, when, title, source, edited) in found:
+        for path, occurrences_, (version, session, when, title, source, edited, branch) in found:
             stamp = -desc(when)
-            notes.append((path, version, session, stamp, when, title, source, edited))
+            notes.append((path, version, session, stamp, when, title, source, edited, branch))
             for seq, o in enumerate(occurrences_):
                 if (key := key_of.get(o[:2])) is None:
                     key = key_of[o[:2]] = group_key(o)
@@ -179,8 +181,8 @@ class Memory:
             self.db.executemany("INSERT INTO backing(gid, session, n) VALUES (?, ?, ?)",
                                 [(gid, session, n) for (gid, session), n in backing.items()])
             self.set("ordered_at", len(ids))
-            self.db.executemany('INSERT INTO notes(path, version, session, stamp, "when", title, source, edited) '
-                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", notes)
+            self.db.executemany('INSERT INTO notes(path, version, session, stamp, "when", title, source, edited, branch) '
+                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", notes)
             self.db.executemany("INSERT INTO groups(id, type, norm, priority, leader, nwords, sessions, latest) "
                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                 [(g.id, g.type, g.norm, g.priority, leader_of[g.id], nwords[g.id], supported[g.id],
@@ -215,10 +217,10 @@ class Memory:
 
     def _attach(self, path: str, found: Sequence[Occurrence], meta: tuple) -> list[Group]:
         """Record a note and its learnings in their groups; return the groups it created."""
-        version, session, when, title, source, edited = meta
-        self.db.execute('INSERT INTO notes(path, version, session, stamp, "when", title, source, edited) '
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        (path, version, session, -desc(when), when, title, source, edited))
+        version, session, when, title, source, edited, branch = meta
+        self.db.execute('INSERT INTO notes(path, version, session, stamp, "when", title, source, edited, branch) '
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (path, version, session, -desc(when), when, title, source, edited, branch))
         new = []
         for seq, o in enumerate(found):
             kind, norm = group_key(o)
@@ -263,12 +265,12 @@ class Memory:
     def _rebuild(self) -> None:
         """Take the token order again from what the Memory holds now (the result does not change)."""
         found: dict[str, tuple[list[Occurrence], tuple]] = {}
-        for path, version, session, when, title, source, edited in self.db.execute(
-                'SELECT path, version, session, "when", title, source, edited FROM notes ORDER BY path'):
-            found[path] = ([], (version, session, when, title, source, edited))
+        for path, version, session, when, title, source, edited, branch in self.db.execute(
+                'SELECT path, version, session, "when", title, source, edited, branch FROM notes ORDER BY path'):
+            found[path] = ([], (version, session, when, title, source, edited, branch))
         for path, kind, text in self.db.execute(
                 "SELECT m.path, g.type, m.text FROM members m JOIN groups g ON g.id = m.gid ORDER BY m.path, m.seq"):
-            _, session, when, title, source, _ = found[path][1]
+            _, session, when, title, source, _, _ = found[path][1]
             found[path][0].append(Occurrence(kind, text, path, session, when, source, title))
         self.build([(path, occurrences_, meta) for path, (occurrences_, meta) in found.items()])
 
@@ -294,6 +296,6 @@ class Memory:
 
 def _meta(path: str, note: Note, version: str, source: str) -> tuple:
     """What the Memory records of a note besides its learnings: (version, session, when, title,
-    source, the files its session edited joined by newlines)."""
+    source, the files its session edited joined by newlines, the git branch it worked on)."""
     return (version, note.session or path, recency(note, path), note.title, source,
-            "\n".join(edited_files(note.summary)))
+            "\n".join(edited_files(note.summary)), note.git_branch or "")
