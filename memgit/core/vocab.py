@@ -11,6 +11,7 @@ from memgit.core.record import record
 
 MAIN = "main"  # the global scope's branch
 PREFIX = "projects/"  # a project's branch: projects/<slug>
+TRUNKS = ("main", "master")  # what a user's repository calls its main branch, the default first
 SUMMARY_FILE = "memory_summary.md"
 DEFAULT_SLUG = "project"  # a project's slug when its name has no letter or digit left
 MAX_SLUG = 40  # characters of a project's slug

@@ -26,7 +26,7 @@ from memgit.consolidate.heuristic.memory_md import link_label
 from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, MIN_PROJECTS
 from memgit.consolidate.heuristic.selection import REPORTED, briefed, lasting
 from memgit.extract.heuristic.standing import instructed, stated_generally, told_part
-from memgit.core.vocab import MAIN, PREFIX, TYPES
+from memgit.core.vocab import MAIN, PREFIX, TRUNKS, TYPES
 from memgit.core.work_line import work_line
 
 # The types with a section of their own (in the order of the injected context) and the section;
@@ -210,15 +210,12 @@ def project_summary(label: str, scope: str, project: Project | None, notes: Sequ
     return doc.text()
 
 
-TRUNKS = ("main", "master")  # the names a repository's main branch goes by
-
-
 def trunk_line(notes: Sequence[tuple[str, NoteInfo]]) -> str | None:
     """"Main branch: `master` (not `main`)" when the latest session on either worked on `master`: agents
     take `main` for granted (its diffs, its pull requests' base). A rename to `main` ends it."""
     on_trunk = [(info.when, info.branch) for _, info in notes if info.branch in TRUNKS]
     latest = max(on_trunk, default=("", ""))[1]
-    return f"- Main branch: `{latest}` (not `main`)" if latest and latest != "main" else None
+    return f"- Main branch: `{latest}` (not `{TRUNKS[0]}`)" if latest and latest != TRUNKS[0] else None
 
 
 MAX_SKILLS = 6  # named in the briefing's one line; MEMORY.md lists every one

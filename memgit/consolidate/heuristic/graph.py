@@ -24,7 +24,7 @@ from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 from memgit.extract.heuristic.shell import parse
-from memgit.extract.heuristic.standing import CONFIGURED
+from memgit.extract.heuristic.standing import states_a_file
 from memgit.core.model import Note
 from memgit.core.vocab import TYPES
 
@@ -278,9 +278,6 @@ def signature(kind: str, norm: str) -> Signature:
     return Signature(_content(norm) if norm.isascii() else content_words(norm), norm, kind in CHOICE_TYPES)
 
 
-_STATES = tuple(f"{lead.lower()}`" for lead in CONFIGURED)  # a file's state, as normalise leaves its lead
-
-
 def _choice(norm: str) -> tuple[frozenset[str], frozenset[str]] | None:
     """(chosen, rejected) words of "use X instead of Y" / "X, not Y" / "instead of Y, use X"."""
     match = _CHOICE.search(norm)
@@ -291,13 +288,11 @@ def _choice(norm: str) -> tuple[frozenset[str], frozenset[str]] | None:
 
 
 def _compatible(a: Signature, b: Signature) -> bool:
-    if a._norm.startswith(_STATES) or b._norm.startswith(_STATES):
-        return False  # two states of one file are two clusters: the later supersedes (view._latest_state_holds)
-    if a.negated != b.negated or a.numbers != b.numbers:
+    # two states of one file are two clusters: the later supersedes (view._latest_state_holds)
+    if states_a_file(a._norm) or states_a_file(b._norm) or a.negated != b.negated or a.numbers != b.numbers:
         return False
-    if a.choice and b.choice and _reversed(a.choice, b.choice):
-        return False
-    return not (a.spans and b.spans and not a.spans & b.spans)
+    return not (a.choice and b.choice and _reversed(a.choice, b.choice)) and \
+        not (a.spans and b.spans and not a.spans & b.spans)
 
 
 def _reversed(a: tuple[frozenset[str], frozenset[str]], b: tuple[frozenset[str], frozenset[str]]) -> bool:
@@ -309,8 +304,7 @@ def _alternatives(a: Signature, b: Signature) -> bool:
     only_a, only_b = a.words - b.words, b.words - a.words
     if len(only_a) != 1 or len(only_b) != 1 or len(a.words & b.words) < 2:
         return False
-    pair = {*only_a, *only_b}
-    return any(pair <= family for family in ALTERNATIVES)
+    return any({*only_a, *only_b} <= family for family in ALTERNATIVES)
 
 
 def similar(a: Signature, b: Signature) -> float:

@@ -205,6 +205,14 @@ def instructed(text: str) -> bool:
     return text.startswith((*INSTRUCTED, *CONFIGURED))
 
 
+def states_a_file(norm: str) -> bool:
+    """A normalised statement (memgit.consolidate.heuristic.graph.normalise) of a file's state."""
+    return norm.startswith(_STATES)
+
+
+_STATES = tuple(f"{lead.lower()}`" for lead in CONFIGURED)
+
+
 def configured_file(text: str) -> str | None:
     """The file a statement of the project's configuration describes ("CI (`path`) runs …"), else None:
     such statements tell a file's state, so of two about one file the later holds."""
