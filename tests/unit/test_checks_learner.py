@@ -170,3 +170,12 @@ def test_the_fixture_s_workflow_is_told_as_it_ended():
         "3.12 and 3.13: `uv sync --all-extras --dev`, `uv run pytest`, `uv run ruff check`, "
         "`uv run ruff format --check`, `uv run pyright`.")
     assert not any("continue-on-error" in item.text for item in learned)
+
+
+def test_a_file_only_read_or_of_another_repository_is_not_told(tmp_path):
+    numbered = "\n".join(f"{i:6}→{line}" for i, line in enumerate(FILE.splitlines(), 1))
+    assert _ci(_learned(tmp_path, lambda w: w.tool("Read", {"file_path": WORKFLOW}, numbered))) == []
+    scratch = "/tmp/try-act/.github/workflows/ci.yml"  # a repository the agent made to try something
+    assert _ci(_learned(tmp_path, lambda w: w.tool("Write", {"file_path": scratch, "content": FILE}, "ok"))) == []
+    assert checks._in_project(WORKFLOW, f"{CWD}/web")  # the session ran in a folder of the repository
+    assert checks._in_project(f"{CWD}/web/.golangci.yml", CWD)

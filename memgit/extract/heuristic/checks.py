@@ -34,17 +34,19 @@ _EVERYWHERE = frozenset({"node_modules", "vendor", "venv", "dist", "build", "tar
 
 
 def learn(s: Session) -> list[Candidate]:
-    """One convention per checks file the session left in a known state that says something."""
+    """One convention per checks file of the project the session changed and left in a known state."""
     out = []
     for path, text in _final_states([*s.calls, *s.side_calls]).items():
-        if text is not None and (said := describe(_relative(path, s.cwd), text)):
+        if text is not None and _in_project(path, s.cwd) and (said := describe(_relative(path, s.cwd), text)):
             out.append(Candidate("convention", said, SCORE, "checks"))
     return out
 
 
 def _final_states(calls: list[ToolCall]) -> dict[str, str | None]:
-    """Each checks file's text as the calls left it (None: an edit met a text the session never saw)."""
+    """Each checks file the calls changed, as they left it (None: an edit met a text the session never
+    saw whole); a file only read is not the session's to tell."""
     states: dict[str, str | None] = {}
+    edited: set[str] = set()
     for call in calls:
         path = (call.file_path or "").replace("\\", "/")
         if not (_WORKFLOW.search(path) or _LINTER.search(path)) or not call.ran or call.is_error:
@@ -54,7 +56,18 @@ def _final_states(calls: list[ToolCall]) -> dict[str, str | None]:
                 states[path] = _read_text(call.output)
         elif call.kind == "edit":
             states[path] = _edited(states.get(path), call)
-    return states
+            edited.add(path)
+    return {path: text for path, text in states.items() if path in edited}
+
+
+def _in_project(path: str, cwd: str | None) -> bool:
+    """A file of the session's project: its repository holds the cwd, or lies under it (not a scratch
+    repository in /tmp the agent set up to try something)."""
+    if not cwd or not path.startswith("/"):
+        return True
+    found = _WORKFLOW.search(path) or _LINTER.search(path)
+    root, cwd = path[: found.start()].rstrip("/") if found else path, cwd.rstrip("/")
+    return cwd == root or cwd.startswith(root + "/") or root.startswith(cwd + "/")
 
 
 def _read_text(output: str) -> str | None:
