@@ -179,3 +179,24 @@ def test_a_file_only_read_or_of_another_repository_is_not_told(tmp_path):
     assert _ci(_learned(tmp_path, lambda w: w.tool("Write", {"file_path": scratch, "content": FILE}, "ok"))) == []
     assert checks._in_project(WORKFLOW, f"{CWD}/web")  # the session ran in a folder of the repository
     assert checks._in_project(f"{CWD}/web/.golangci.yml", CWD)
+
+
+def test_a_codex_patch_that_adds_then_updates_a_workflow_is_followed():
+    # as memgit.sources.codex.tools reads an apply_patch: the patch text under `input`, its files listed
+    from memgit.core.model import ToolCall
+    from tests.unit.test_heuristic import CWD as HCWD, agent, extract, texts, user
+
+    def patch(body: str) -> ToolCall:
+        files = [f"{HCWD}/.github/workflows/ci.yml"]
+        return ToolCall("p", "apply_patch", {"input": f"*** Begin Patch\n{body}*** End Patch\n", "files": files,
+                                             "file_path": files[0]}, "Success.", False, True, kind="edit")
+
+    added = "*** Add File: .github/workflows/ci.yml\n" + "".join(f"+{line}\n" for line in FILE.splitlines())
+    update = ("*** Update File: .github/workflows/ci.yml\n@@\n   push:\n-    branches: [ main ]\n+    branches: [ main, next ]\n")
+    note = extract(user("Add CI that runs the tests and the linter"), agent(patch(added)),
+                   agent(patch(update), text="Done.")).note
+    assert [t for t in texts(note, "convention") if t.startswith("CI (")] == [
+        "CI (`.github/workflows/ci.yml`) runs on pushes to main and next, with Node 20 and 22: `npm ci`, `npm test`, "
+        "`npm run lint`."]
+    unseen = extract(user("Run CI on the next branch too"), agent(patch(update), text="Done.")).note
+    assert not [t for t in texts(unseen, "convention") if t.startswith("CI (")]  # the file was never seen whole

@@ -18,7 +18,7 @@ from memgit.core.model import TRIMMED_PATTERN, ToolCall
 from memgit.extract.heuristic.candidate import Candidate
 from memgit.extract.heuristic.session import Session
 from memgit.extract.heuristic.standing import CI, LINTING
-from memgit.extract.tools import replacements
+from memgit.extract.tools import patches, replacements
 
 SCORE = 4.0  # the project's setup, true of every change pushed
 MAX_COMMANDS = 6
@@ -27,6 +27,7 @@ _WORKFLOW = re.compile(r"(?:^|/)(?:\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.
 _LINTER = re.compile(r"(?:^|/)(?:\.golangci\.ya?ml|\.?ruff\.toml|pyproject\.toml)$")
 _NUMBERED = re.compile(r"^\s*\d+(?:→|\t|$)", re.M)  # a read tool's line numbers ("    12→name: CI"; an empty last line: "37")
 _TRIMMED = re.compile(TRIMMED_PATTERN)
+_PATCH_FILE = re.compile(r"^\*\*\* (?P<op>Add|Update|Delete) File: (?P<path>.+?)\s*$", re.M)  # Codex's apply_patch
 _VERSION_KEY = re.compile(r"^(?P<tool>[a-z]+)[-_]versions?$")
 _TOOL_NAMES = {"python": "Python", "node": "Node", "go": "Go", "java": "Java", "ruby": "Ruby", "rust": "Rust"}
 _QUIET = re.compile(r"^(?:echo|cd|ls|cat|mkdir|export|set|printf|#)\b")
@@ -36,19 +37,24 @@ _EVERYWHERE = frozenset({"node_modules", "vendor", "venv", "dist", "build", "tar
 def learn(s: Session) -> list[Candidate]:
     """One convention per checks file of the project the session changed and left in a known state."""
     out = []
-    for path, text in _final_states([*s.calls, *s.side_calls]).items():
+    for path, text in _final_states([*s.calls, *s.side_calls], s.cwd).items():
         if text is not None and _in_project(path, s.cwd) and (said := describe(_relative(path, s.cwd), text)):
             out.append(Candidate("convention", said, SCORE, "checks"))
     return out
 
 
-def _final_states(calls: list[ToolCall]) -> dict[str, str | None]:
+def _final_states(calls: list[ToolCall], cwd: str | None = None) -> dict[str, str | None]:
     """Each checks file the calls changed, as they left it (None: an edit met a text the session never
     saw whole); a file only read is not the session's to tell."""
     states: dict[str, str | None] = {}
     edited: set[str] = set()
     for call in calls:
         path = (call.file_path or "").replace("\\", "/")
+        if call.kind == "edit" and call.ran and not call.is_error and (patch := next(iter(patches(call)), "")):
+            found = _patched(patch, states, cwd) or ({path: None} if _WORKFLOW.search(path) or _LINTER.search(path) else {})
+            states.update(found)  # a patch whose files this cannot read leaves its checks file unknown
+            edited.update(found)
+            continue
         if not (_WORKFLOW.search(path) or _LINTER.search(path)) or not call.ran or call.is_error:
             continue
         if call.kind == "read":
@@ -58,6 +64,43 @@ def _final_states(calls: list[ToolCall]) -> dict[str, str | None]:
             states[path] = _edited(states.get(path), call)
             edited.add(path)
     return {path: text for path, text in states.items() if path in edited}
+
+
+def _patched(patch: str, states: dict[str, str | None], cwd: str | None) -> dict[str, str | None]:
+    """The checks files a patch (Codex's apply_patch) adds or updates, as it leaves them: an added file
+    is its `+` lines; an update applies its hunks to the text the session saw, else the file is unknown."""
+    out: dict[str, str | None] = {}
+    heads = list(_PATCH_FILE.finditer(patch))
+    for i, head in enumerate(heads):
+        path = head.group("path").replace("\\", "/")
+        path = path if path.startswith("/") or not cwd else f"{cwd.rstrip('/')}/{path}"
+        if not (_WORKFLOW.search(path) or _LINTER.search(path)):
+            continue
+        body = patch[head.end(): heads[i + 1].start() if i + 1 < len(heads) else len(patch)]
+        lines = [line for line in body.splitlines() if line and not line.startswith("*** ")]
+        if _TRIMMED.search(body) or head.group("op") == "Delete" or "*** Move to:" in body:
+            out[path] = None
+        elif head.group("op") == "Add":
+            out[path] = "\n".join(line[1:] for line in lines if line.startswith("+")) + "\n"
+        else:
+            out[path] = _hunks_applied(states.get(path), lines)
+    return out
+
+
+def _hunks_applied(text: str | None, lines: list[str]) -> str | None:
+    hunks: list[list[str]] = [[]]
+    for line in lines:
+        if line.startswith("@@"):
+            hunks.append([])
+        elif line[:1] in (" ", "-", "+"):
+            hunks[-1].append(line)
+    for hunk in filter(None, hunks):
+        old = "\n".join(line[1:] for line in hunk if line[0] in " -")
+        new = "\n".join(line[1:] for line in hunk if line[0] in " +")
+        if text is None or old not in text:
+            return None
+        text = text.replace(old, new, 1)
+    return text
 
 
 def _in_project(path: str, cwd: str | None) -> bool:
