@@ -103,6 +103,8 @@ def test_a_gitlab_pipeline_and_files_that_are_not_workflows():
     assert checks.describe(".gitlab-ci.yml", gitlab) == "CI (`.gitlab-ci.yml`) runs: `go vet ./...`, `go test ./...`."
     assert checks.describe(".gitlab-ci.yml", "jobs:\n  a:\n    steps:\n    - uses: actions/checkout@v4\n") is None  # runs nothing
     assert checks.describe(".github/workflows/x.yml", "on: [push\n") is None  # does not parse
+    assert checks.describe(".github/workflows/x.yml", "[" * 3000) is None  # nested past the parser's recursion
+    assert checks.describe(".github/workflows/x.yml", "on: 5\njobs: 7") is None  # parses, but is no workflow
     assert checks.describe(".github/workflows/r.yml", "on: release\njobs:\n  a:\n    steps:\n    - run: make dist\n") \
         == "CI (`.github/workflows/r.yml`) runs on releases: `make dist`."
 

@@ -172,7 +172,7 @@ def _parsed(path: str, text: str) -> Any:
 
     try:
         return yaml.safe_load(text)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # a file broken or nested past what the parser recurses into
         return None
 
 
