@@ -138,6 +138,19 @@ def test_a_linter_s_configuration_says_what_it_checks_and_what_it_skips():
     assert checks.describe(".golangci.yml", "run:\n  timeout: 5m\n") is None  # says nothing a newcomer acts on
 
 
+def test_the_git_hooks_say_what_runs_before_each_commit_or_push():
+    pre_commit = ("repos:\n- repo: https://github.com/astral-sh/ruff-pre-commit\n  rev: v0.6.0\n  hooks:\n"
+                  "  - id: ruff\n  - id: ruff-format\n- repo: local\n  hooks:\n  - id: mypy\n")
+    assert checks.describe(".pre-commit-config.yaml", pre_commit) == (
+        "Git hooks (`.pre-commit-config.yaml`) run `ruff`, `ruff-format` and `mypy` before each commit.")
+    husky = '#!/usr/bin/env sh\n. "$(dirname -- "$0")/_/husky.sh"\n\nnpx lint-staged\nnpm run validate:secrets\n'
+    assert checks.describe(".husky/pre-commit", husky) == (
+        "Git hooks (`.husky/pre-commit`) run `npx lint-staged` and `npm run validate:secrets` before each commit.")
+    assert checks.describe("web/.husky/pre-push", "npm test\n") == "Git hooks (`web/.husky/pre-push`) run `npm test` before each push."
+    assert checks.describe(".husky/pre-commit", "#!/bin/sh\n# nothing yet\n") is None
+    assert standing("Git hooks (`.husky/pre-push`) run `npm test` before each push.")
+
+
 def test_of_two_sessions_states_of_one_file_the_later_is_the_file_it_describes():
     from memgit.extract.heuristic.standing import configured_file
 

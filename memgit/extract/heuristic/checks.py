@@ -1,12 +1,14 @@
-"""Checks: what the project's CI runs, and what its linter checks and skips, from the files the session wrote.
+"""Checks: what the project's CI and git hooks run, and what its linter checks and skips, from the files the
+session wrote.
 
 A newcomer needs to know which checks a change must pass before it is pushed, when they run, and what
 the linter leaves alone (generated code, tests). The session shows it when the agent writes or edits
-a CI workflow (`.github/workflows/*.yml`, `.gitlab-ci.yml`) or a linter's configuration
-(`.golangci.yml`, `ruff.toml`): the file as the session left it is the fact, so each file is followed
-through the session's writes, whole reads and edits, and told once, as it ended (a step added and
-taken out again, a trigger narrowed and widened back, leaves no trace). When an edit meets a file the
-session never saw whole, or a patch this does not apply, its end state is unknown and nothing is told.
+a CI workflow (`.github/workflows/*.yml`, `.gitlab-ci.yml`), a linter's configuration (`.golangci.yml`,
+`ruff.toml`) or the git hooks' (`.pre-commit-config.yaml`, husky's): the file as the session left it is
+the fact, so each file is followed through the session's writes, whole reads and edits, and told once,
+as it ended (a step added and taken out again, a trigger narrowed and widened back, leaves no trace).
+When an edit meets a file the session never saw whole, or a patch this does not apply, its end state
+is unknown and nothing is told.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from memgit.core.model import TRIMMED_PATTERN, ToolCall
 from memgit.extract.heuristic.candidate import Candidate
 from memgit.extract.heuristic.session import Session
-from memgit.extract.heuristic.standing import CI, LINTING
+from memgit.extract.heuristic.standing import CI, GIT_HOOKS, LINTING
 from memgit.extract.tools import patches, replacements
 
 SCORE = 4.0  # the project's setup, true of every change pushed
@@ -25,6 +27,7 @@ MAX_COMMANDS = 6
 MAX_NAMES = 8
 _WORKFLOW = re.compile(r"(?:^|/)(?:\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml)$")
 _LINTER = re.compile(r"(?:^|/)(?:\.golangci\.ya?ml|\.?ruff\.toml|pyproject\.toml)$")
+_GIT_HOOKS = re.compile(r"(?:^|/)(?:\.pre-commit-config\.ya?ml|\.husky/pre-(?P<when>commit|push))$")
 _NUMBERED = re.compile(r"^\s*\d+(?:→|\t|$)", re.M)  # a read tool's line numbers ("    12→name: CI"; an empty last line: "37")
 _TRIMMED = re.compile(TRIMMED_PATTERN)
 _PATCH_FILE = re.compile(r"^\*\*\* (?P<op>Add|Update|Delete) File: (?P<path>.+?)\s*$", re.M)  # Codex's apply_patch
@@ -51,11 +54,11 @@ def _final_states(calls: list[ToolCall], cwd: str | None = None) -> dict[str, st
     for call in calls:
         path = (call.file_path or "").replace("\\", "/")
         if call.kind == "edit" and call.ran and not call.is_error and (patch := next(iter(patches(call)), "")):
-            found = _patched(patch, states, cwd) or ({path: None} if _WORKFLOW.search(path) or _LINTER.search(path) else {})
+            found = _patched(patch, states, cwd) or ({path: None} if _checks_file(path) else {})
             states.update(found)  # a patch whose files this cannot read leaves its checks file unknown
             edited.update(found)
             continue
-        if not (_WORKFLOW.search(path) or _LINTER.search(path)) or not call.ran or call.is_error:
+        if not _checks_file(path) or not call.ran or call.is_error:
             continue
         if call.kind == "read":
             if path not in states and not call.input.get("offset") and not call.input.get("limit"):
@@ -74,7 +77,7 @@ def _patched(patch: str, states: dict[str, str | None], cwd: str | None) -> dict
     for i, head in enumerate(heads):
         path = head.group("path").replace("\\", "/")
         path = path if path.startswith("/") or not cwd else f"{cwd.rstrip('/')}/{path}"
-        if not (_WORKFLOW.search(path) or _LINTER.search(path)):
+        if not _checks_file(path):
             continue
         body = patch[head.end(): heads[i + 1].start() if i + 1 < len(heads) else len(patch)]
         lines = [line for line in body.splitlines() if line and not line.startswith("*** ")]
@@ -108,7 +111,7 @@ def _in_project(path: str, cwd: str | None) -> bool:
     repository in /tmp the agent set up to try something)."""
     if not cwd or not path.startswith("/"):
         return True
-    found = _WORKFLOW.search(path) or _LINTER.search(path)
+    found = _checks_file(path)
     root, cwd = path[: found.start()].rstrip("/") if found else path, cwd.rstrip("/")
     return cwd == root or cwd.startswith(root + "/") or root.startswith(cwd + "/")
 
@@ -143,16 +146,24 @@ def _edited(text: str | None, call: ToolCall) -> str | None:
 def _relative(path: str, cwd: str | None) -> str:
     if cwd and path.startswith(cwd.rstrip("/") + "/"):
         return path[len(cwd.rstrip("/")) + 1:]
-    found = _WORKFLOW.search(path) or _LINTER.search(path)
+    found = _checks_file(path)
     return path[found.start():].lstrip("/") if found else path
+
+
+def _checks_file(path: str) -> re.Match | None:
+    return _WORKFLOW.search(path) or _LINTER.search(path) or _GIT_HOOKS.search(path)
 
 
 def describe(path: str, text: str) -> str | None:
     """The file's state in one statement (`CI (…) runs …` or `Linting (…) …`), None when it does not
     parse or says nothing a newcomer acts on."""
+    if (husky := _GIT_HOOKS.search(path)) and husky.group("when"):
+        return _husky(path, text, husky.group("when"))
     data = _parsed(path, text)
     if not isinstance(data, dict):
         return None
+    if _GIT_HOOKS.search(path):
+        return _pre_commit(path, data)
     if _WORKFLOW.search(path):
         return _workflow(path, data)
     if path.endswith("pyproject.toml"):
@@ -284,6 +295,27 @@ def _linting(path: str, *said: tuple[str, list[str]]) -> str | None:
         if names := list(dict.fromkeys(names)):
             parts.append(f"{verb} {_code_list(names)}")
     return f"{LINTING}`{path}`) {_and(parts)}." if parts else None
+
+
+# ---- git hooks -----------------------------------------------------------------------------------
+
+
+def _pre_commit(path: str, data: dict) -> str | None:
+    """pre-commit's configuration: the hooks it runs, by id."""
+    repos = data.get("repos") if isinstance(data.get("repos"), list) else []
+    hooks = [hook.get("id") for repo in repos if isinstance(repo, dict) for hook in repo.get("hooks") or ()
+             if isinstance(hook, dict) and isinstance(hook.get("id"), str)]
+    return f"{GIT_HOOKS}`{path}`) run {_code_list(list(dict.fromkeys(hooks)))} before each commit." if hooks else None
+
+
+def _husky(path: str, text: str, when: str) -> str | None:
+    """A husky hook: a shell script, its commands as it runs them."""
+    commands = [" ".join(line.split()) for line in text.splitlines()
+                if line.strip() and not line.lstrip().startswith("#") and "husky.sh" not in line
+                and not _QUIET.match(line.strip()) and len(line.strip()) <= 80]
+    if not commands:
+        return None
+    return f"{GIT_HOOKS}`{path}`) run {_code_list(list(dict.fromkeys(commands)))} before each {when}."
 
 
 def _section(data: Any, key: str) -> dict:

@@ -29,8 +29,8 @@ from memgit.extract.heuristic.candidate import concreteness
 
 CORRECTION = "The user corrected the agent:"
 INSTRUCTED = ("Project instructions:", "Project rule")  # learnings made from the project's instruction file
-CI, LINTING = "CI (", "Linting ("  # how memgit.extract.heuristic.checks opens what it tells of a checks file
-CONFIGURED = (CI, LINTING)  # learnings made from the project's CI or linter configuration
+CI, LINTING, GIT_HOOKS = "CI (", "Linting (", "Git hooks ("  # how memgit.extract.heuristic.checks opens them
+CONFIGURED = (CI, LINTING, GIT_HOOKS)  # learnings made from the project's CI, linter or git hooks configuration
 
 _FILLER = re.compile(
     r"^(?:(?:hey|hi|hello|ok(?:ay)?|yes|yeah|so|oh|well|right|also|and|but|btw|then|now|next|just|please|pls|"
