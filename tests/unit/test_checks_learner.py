@@ -76,6 +76,14 @@ def test_a_file_read_whole_then_edited_is_followed_and_a_file_never_seen_is_not_
     assert _ci(_learned(tmp_path, read_then_edit)) == [
         "CI (`.github/workflows/ci.yml`) runs on pushes to main, with Node 20 and 22: `npm ci`, `npm test`."]
 
+    def edited_then_read(w: SessionWriter) -> None:  # an edit of a file not yet seen, then the file read whole
+        w.edit(WORKFLOW, "    - run: npm test\n", "    - run: npm run test:all\n")
+        w.tool("Read", {"file_path": WORKFLOW}, numbered)
+        w.tool("Read", {"file_path": WORKFLOW}, "File unchanged since last read. Refer to the earlier result.")
+    assert _ci(_learned(tmp_path, edited_then_read)) == [
+        "CI (`.github/workflows/ci.yml`) runs on pushes to main, with Node 20 and 22: `npm ci`, `npm test`, "
+        "`npm run lint`."]  # the read shows the file as it is
+
     def edit_unseen(w: SessionWriter) -> None:  # the rest of the file is unknown: nothing is told of it
         w.edit(WORKFLOW, "    - run: npm run lint\n", "    - run: npm run lint\n    - run: npm run typecheck\n")
     assert _ci(_learned(tmp_path, edit_unseen)) == []

@@ -61,8 +61,10 @@ def _final_states(calls: list[ToolCall], cwd: str | None = None) -> dict[str, st
         if not _checks_file(path) or not call.ran or call.is_error:
             continue
         if call.kind == "read":
-            if path not in states and not call.input.get("offset") and not call.input.get("limit"):
-                states[path] = _read_text(call.output)
+            text, numbered = _read_text(call.output)
+            whole = not call.input.get("offset") and not call.input.get("limit")
+            if whole and text is not None and (numbered or states.get(path) is None):
+                states[path] = text  # the file as it is (a formatter may have changed it since the last edit)
         elif call.kind == "edit":
             states[path] = _edited(states.get(path), call)
             edited.add(path)
@@ -116,13 +118,16 @@ def _in_project(path: str, cwd: str | None) -> bool:
     return cwd == root or cwd.startswith(root + "/") or root.startswith(cwd + "/")
 
 
-def _read_text(output: str) -> str | None:
+def _read_text(output: str) -> tuple[str | None, bool]:
+    """A read's text (None when cut) and whether it came with line numbers: then it is surely the file,
+    and not a note in its place ("File unchanged since last read …")."""
     if not output.strip() or _TRIMMED.search(output):
-        return None
+        return None, False
     lines = output.splitlines()
-    if all(_NUMBERED.match(line) for line in lines if line.strip()):
+    numbered = all(_NUMBERED.match(line) for line in lines if line.strip())
+    if numbered:
         lines = [_NUMBERED.sub("", line, count=1) for line in lines]
-    return "\n".join(lines) + "\n"  # a read's output loses the file's last newline
+    return "\n".join(lines) + "\n", numbered  # a read's output loses the file's last newline
 
 
 def _edited(text: str | None, call: ToolCall) -> str | None:
