@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from memgit.core.model import Extraction, Note, Transcript
 from memgit.extract import HEURISTIC
-from memgit.extract.heuristic import (checks, commands, decisions, facts, gotchas, hooks, preferences, rank, revisions,
-                                      sequences, session, summary, upkeep)
+from memgit.extract.heuristic import (checks, commands, decisions, facts, gotchas, hooks, memories, preferences, rank,
+                                      revisions, sequences, session, summary, upkeep)
 from memgit.extract.heuristic.keywords import keywords
 from memgit.extract.heuristic.session import Session, is_edit
 from memgit.extract.heuristic.shell import program
@@ -34,7 +34,7 @@ from memgit.extract.heuristic.text import own_words, title_slug
 
 EXTRACTOR = HEURISTIC
 LEARNERS = (preferences.learn, upkeep.learn, commands.learn, gotchas.learn, decisions.learn, facts.learn,
-            sequences.learn, hooks.learn, checks.learn)
+            sequences.learn, hooks.learn, checks.learn, memories.learn)
 PROSE_SCAN = 1500  # of a prompt read for keywords: past that it is usually pasted material
 
 

@@ -29,6 +29,7 @@ from memgit.extract.heuristic.candidate import concreteness
 
 CORRECTION = "The user corrected the agent:"
 INSTRUCTED = ("Project instructions:", "Project rule")  # learnings made from the project's instruction file
+REMEMBERED = "Saved to the agent's memory:"  # what it wrote into its own memory (memgit.extract.heuristic.memories)
 CI, LINTING, GIT_HOOKS = "CI (", "Linting (", "Git hooks ("  # how memgit.extract.heuristic.checks opens them
 CONFIGURED = (CI, LINTING, GIT_HOOKS)  # learnings made from the project's CI, linter or git hooks configuration
 
@@ -200,9 +201,9 @@ def approval(text: str) -> bool:
 
 
 def instructed(text: str) -> bool:
-    """Made from the project's instruction file (CLAUDE.md, AGENTS.md, …) or its CI or linter
-    configuration: standing by where it stands."""
-    return text.startswith((*INSTRUCTED, *CONFIGURED))
+    """Made from the project's instruction file (CLAUDE.md, AGENTS.md, …), its CI, linter or git hooks'
+    configuration, or what the agent wrote into its own memory: standing by where it stands."""
+    return text.startswith((*INSTRUCTED, *CONFIGURED, REMEMBERED))
 
 
 def states_a_file(norm: str) -> bool:

@@ -11,6 +11,8 @@ from typing import Any
 from memgit.core.model import ToolCall, Turn
 from memgit.sources.claude_code import harness as cc
 from memgit.sources.claude_code.harness import CONTINUATION  # noqa: F401  (where a compaction summary starts)
+from memgit.sources import memory_writes
+from memgit.sources.claude_code.tools import MEMORY_PATHS
 from memgit.sources.claude_code.tools import kind as tool_kind
 from memgit.sources.harness import harness_text, lift_tags, wrapped_whole
 from memgit.sources.trim import (MEMGIT_MARKER, OUTPUT_HEAD, OUTPUT_TAIL, PROMPT_HEAD, PROMPT_TAIL, Clean,
@@ -192,6 +194,7 @@ class RecordParser:
                 name = str(block.get("name") or "")
                 call = ToolCall(id=str(block.get("id") or ""), name=name,
                                 input=trim_value(raw, self.clean) if isinstance(raw, dict) else {}, kind=tool_kind(name))
+                memory_writes.mark(call, MEMORY_PATHS)
                 turn.tool_calls.append(call)
                 if call.id:
                     self.calls[call.id] = call

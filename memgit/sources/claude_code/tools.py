@@ -1,5 +1,7 @@
 """What each Claude Code tool does, in the neutral kinds of memgit.core.model.TOOL_KINDS."""
 
+import re
+
 KINDS = {
     "Bash": "shell", "BashOutput": "shell",
     "Edit": "edit", "Write": "edit", "MultiEdit": "edit", "NotebookEdit": "edit", "str_replace_based_edit_tool": "edit",
@@ -10,6 +12,11 @@ KINDS = {
     "WebFetch": "web", "WebSearch": "web",
     "ExitPlanMode": "plan",
 }
+
+
+# Where Claude Code's auto memory lives (transcript-formats §6): a write there is a "memory" call
+# (memgit.sources.memory_writes), not an edit of the project.
+MEMORY_PATHS = re.compile(r"/\.claude/(?:projects/[^/]+/memory|agent-memory(?:-local)?/[^/]+)/[^/]+\.md$")
 
 
 def kind(name: str) -> str:

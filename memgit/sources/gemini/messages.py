@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from memgit.core.model import ToolCall, Turn
-from memgit.sources import harness
+from memgit.sources import harness, memory_writes
 from memgit.sources.harness import harness_text, lift_tags
 from memgit.sources.trim import (MEMGIT_MARKER, PROMPT_HEAD, PROMPT_TAIL, Clean, redact, strip_tags, trim,
                                  trim_output, trim_value, utc)
@@ -39,6 +39,9 @@ KINDS = {
     "grep_search": "search", "delegate_to_agent": "subagent", "codebase_investigator": "subagent",
     "write_todos": "todo", "google_web_search": "web", "web_fetch": "web", "save_memory": "memory",
 }
+# Where Gemini CLI keeps what it remembers since memory v2 (transcript-formats §4.6): the global GEMINI.md
+# and the private project memory; a write there is a "memory" call (memgit.sources.memory_writes).
+MEMORY_PATHS = re.compile(r"/\.gemini/(?:GEMINI\.md|tmp/[^/]+/memory/[^/]+\.md)$")
 # run_shell_command's result: `Command: … Directory: … Output: … Error: … Exit Code: … Signal: …
 # Background PIDs: … Process Group PGID: …`, one field a line (Command and Output may span lines).
 _SHELL_TRAILER = re.compile(r"^(?:Exit Code|Signal|Background PIDs|Process Group PGID): [^\n]*$")
@@ -124,6 +127,7 @@ class MessageReader:
         name = _text(record.get("name"))
         call = ToolCall(id=_text(record.get("id")), name=name, kind=KINDS.get(name, ""),
                         input=trim_value(_input(args), self.clean) if isinstance(args, dict) else {})
+        memory_writes.mark(call, MEMORY_PATHS)
         status = _text(record.get("status"))
         output, failed = result_text(record.get("result"))
         if not output and isinstance(record.get("resultDisplay"), str):
