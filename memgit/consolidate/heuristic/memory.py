@@ -181,8 +181,8 @@ class Memory:
             self.db.executemany("INSERT INTO backing(gid, session, n) VALUES (?, ?, ?)",
                                 [(gid, session, n) for (gid, session), n in backing.items()])
             self.set("ordered_at", len(ids))
-            self.db.executemany('INSERT INTO notes(path, version, session, stamp, "when", title, source, edited, branch) '
-                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", notes)
+            self.db.executemany('INSERT INTO notes(path, version, session, stamp, "when", title, source, edited, '
+                                "branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", notes)
             self.db.executemany("INSERT INTO groups(id, type, norm, priority, leader, nwords, sessions, latest) "
                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                 [(g.id, g.type, g.norm, g.priority, leader_of[g.id], nwords[g.id], supported[g.id],

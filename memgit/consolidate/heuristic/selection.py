@@ -4,8 +4,8 @@ The briefing is worth its tokens only when every line earns its place, so each t
 
 - preferences and conventions: standing ones (memgit.extract.heuristic.standing) or any the person
   repeated in another session; a correction of one task stays in its note;
-- gotchas: ones that would bite again — stated as how something behaves or what it needs, or seen in
-  two sessions — not the debugging trail of one bug since fixed ("Root cause: …", "`x` failed …;
+- gotchas: ones that would bite again — stated as how something behaves or what it needs, fixed in the
+  setup rather than the project's code, or seen in two sessions — not the debugging trail of one bug since fixed ("Root cause: …", "`x` failed …;
   `x'` works" after a typo);
 - decisions: the ones still in force, stated as how things are done and why, or repeated; not one
   session's changelog ("Changed `X` to `Y` in a.go", "Plan approved: fix …");
@@ -106,7 +106,8 @@ def lasting_gotcha(text: str) -> bool:
         return adds_option(run.group("failed"), run.group("works"))
     if reported := REPORTED.match(text):  # the person's report and the agent's finding: the finding must hold
         problem_, fix = reported.group("problem"), reported.group("fix").strip()
-        return (bool(_TROUBLE.search(problem_) or _ENV_TROUBLE.search(problem_)) and not _DANGLING.match(problem_) and not _CODE_CHANGE.match(fix)
+        troubled = _TROUBLE.search(problem_) or _ENV_TROUBLE.search(problem_)
+        return (bool(troubled) and not _DANGLING.match(problem_) and not _CODE_CHANGE.match(fix)
                 and (lasting(fix) or _set_up(problem_, fix)))
     return lasting(text) and not observed(text)
 

@@ -68,7 +68,7 @@ def view(db: sqlite3.Connection, singles: int | None = 40) -> View:
 
 
 def _latest_state_holds(clusters: Iterable[Cluster]) -> None:
-    """Of the statements of one configuration file's state (memgit.extract.heuristic.ci), the most recent
+    """Of the statements of one configuration file's state (memgit.extract.heuristic.checks), the most recent
     holds and supersedes the others, whatever their words: the file changed between them."""
     latest: dict[str, Cluster] = {}
     described = [(path, c) for c in clusters if (path := configured_file(c.text))]

@@ -28,7 +28,8 @@ MAX_NAMES = 8
 _WORKFLOW = re.compile(r"(?:^|/)(?:\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml)$")
 _LINTER = re.compile(r"(?:^|/)(?:\.golangci\.ya?ml|\.?ruff\.toml|pyproject\.toml)$")
 _GIT_HOOKS = re.compile(r"(?:^|/)(?:\.pre-commit-config\.ya?ml|\.husky/pre-(?P<when>commit|push))$")
-_NUMBERED = re.compile(r"^\s*\d+(?:→|\t|$)", re.M)  # a read tool's line numbers ("    12→name: CI"; an empty last line: "37")
+# A read tool's line numbers ("    12→name: CI"; an empty last line reads "37").
+_NUMBERED = re.compile(r"^\s*\d+(?:→|\t|$)", re.M)
 _TRIMMED = re.compile(TRIMMED_PATTERN)
 _PATCH_FILE = re.compile(r"^\*\*\* (?P<op>Add|Update|Delete) File: (?P<path>.+?)\s*$", re.M)  # Codex's apply_patch
 _VERSION_KEY = re.compile(r"^(?P<tool>[a-z]+)[-_]versions?$")
@@ -276,11 +277,12 @@ def _versions(jobs: list[dict]) -> str:
 def _golangci(path: str, data: dict) -> str | None:
     """golangci-lint (v1 and v2 layouts): the linters and formatters it enables, the paths it skips."""
     linters, formatters, issues, run = (_section(data, key) for key in ("linters", "formatters", "issues", "run"))
-    skipped = [*_names(_section(linters, "exclusions").get("paths")), *_names(_section(data, "exclusions").get("paths")),
+    skipped = [*_names(_section(linters, "exclusions").get("paths")),
+               *_names(_section(data, "exclusions").get("paths")),
                *_names(issues.get("exclude-dirs")), *_names(issues.get("exclude-files")),
                *_names(run.get("skip-dirs")), *_names(run.get("skip-files"))]
-    return _linting(path, ("enables", _names(linters.get("enable"))), ("formats with", _names(formatters.get("enable"))),
-                    ("skips", skipped))
+    return _linting(path, ("enables", _names(linters.get("enable"))),
+                    ("formats with", _names(formatters.get("enable"))), ("skips", skipped))
 
 
 def _ruff(path: str, data: dict) -> str | None:
