@@ -178,6 +178,8 @@ def test_the_scale_project_s_lint_configuration_is_told_as_the_session_left_it()
         "Linting (`.golangci.yml`) enables `staticcheck`, `unparam`, `nilnil`, `govet` and `stylecheck`, formats with "
         "`gofumpt` and skips `internal/graph/generated`, `internal/api/docs.go` and `_test.go`."]
     assert standing(told[0].text)
+    # "Also do not apply linting for the tests", said in the turn that edited it, is in the file as left
+    assert not any("linting for the tests" in item.text for item in note.learnings)
 
 
 @needs_shared
@@ -193,6 +195,8 @@ def test_the_fixture_s_workflow_is_told_as_it_ended():
         "3.12 and 3.13: `uv sync --all-extras --dev`, `uv run pytest`, `uv run ruff check`, "
         "`uv run ruff format --check`, `uv run pyright`.")
     assert not any("continue-on-error" in item.text for item in learned)
+    # "does it only run on main? I think we should run it on all push?": the workflow as left says it
+    assert not any("we should run it on all push" in item.text for item in learned)
 
 
 def test_a_file_only_read_or_of_another_repository_is_not_told(tmp_path):
@@ -223,3 +227,36 @@ def test_a_codex_patch_that_adds_then_updates_a_workflow_is_followed():
         "`npm run lint`."]
     unseen = extract(user("Run CI on the next branch too"), agent(patch(update), text="Done.")).note
     assert not [t for t in texts(unseen, "convention") if t.startswith("CI (")]  # the file was never seen whole
+
+
+def _remarks(tmp_path: Path, said: str, build) -> tuple[list[str], list[str]]:
+    """The note's CI statements and the person's rules after a session that wrote the workflow, then
+    heard `said` and did `build`."""
+    w = SessionWriter(session_id("remark"), CWD)
+    w.user("Add a CI workflow that runs the tests and the linter")
+    w.tool("Write", {"file_path": WORKFLOW, "content": FILE}, "File created")
+    w.assistant("The workflow is in place.")
+    w.user(said)
+    build(w)
+    w.assistant("Done.")
+    learned = heuristic.extract(read_transcript(w.write(tmp_path)), project="pinion").note.learnings
+    texts = [item.text for item in learned]
+    return _ci(texts), [item.text for item in learned
+                        if item.type in ("preference", "convention") and not item.text.startswith("CI (")]
+
+
+def test_a_remark_the_file_as_left_holds_leaves_the_note_and_one_it_does_not_stays(tmp_path):
+    said = "Don't test on Node 20 any more, we only support Node 22 from now on."
+    drop_20 = "        node-version: [20, 22]\n", "        node-version: [22]\n"
+    told, rules = _remarks(tmp_path / "a", said, lambda w: w.edit(WORKFLOW, *drop_20))
+    assert told == ["CI (`.github/workflows/ci.yml`) runs on pushes to main, with Node 22: `npm ci`, `npm test`, "
+                    "`npm run lint`."]
+    assert not any("Node 20" in text for text in rules)  # the file as the session left it says it
+
+    elsewhere = f"{CWD}/package.json", '"node": "20"', '"node": "22"'
+    told, rules = _remarks(tmp_path / "b", said, lambda w: w.edit(*elsewhere))
+    assert any("Node 20" in text for text in rules)  # the turn left the workflow alone: the rule stands apart
+
+    unknown = "        node-version: [18, 20]\n", "        node-version: [22]\n"  # does not apply: state unknown
+    told, rules = _remarks(tmp_path / "c", said, lambda w: w.edit(WORKFLOW, *unknown))
+    assert told == [] and any("Node 20" in text for text in rules)

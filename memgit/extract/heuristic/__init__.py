@@ -52,6 +52,7 @@ def extract(transcript: Transcript, *, project: str) -> Extraction:
     candidates = [c for learn in LEARNERS for c in learn(s)]
     learnings = rank.rank(candidates, cwd=s.cwd, budget=rank.budget_for(len(s.requests), len(s.compactions)))
     learnings = gotchas.settle(learnings, s)  # a bug of the project's code fixed in the session is its history
+    learnings = checks.settle(learnings, s)  # a remark the checks file as the session left it holds is its history
     if reason := _skip_reason(s, bool(learnings)):
         return Extraction(note=None, reason=reason)
     title = summary.title(s, transcript.title)

@@ -8,7 +8,8 @@ a CI workflow (`.github/workflows/*.yml`, `.gitlab-ci.yml`), a linter's configur
 the fact, so each file is followed through the session's writes, whole reads and edits, and told once,
 as it ended (a step added and taken out again, a trigger narrowed and widened back, leaves no trace).
 When an edit meets a file the session never saw whole, or a patch this does not apply, its end state
-is unknown and nothing is told.
+is unknown and nothing is told. What the person said about the file in the turn that changed it is then
+in the statement, and leaves the note (`settle`).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memgit.core.model import TRIMMED_PATTERN, ToolCall
+from memgit.core.model import TRIMMED_PATTERN, Learning, ToolCall
+from memgit.core.recall import stem, terms
 from memgit.extract.heuristic.candidate import Candidate
 from memgit.extract.heuristic.session import Session
-from memgit.extract.heuristic.standing import CI, GIT_HOOKS, LINTING
+from memgit.extract.heuristic.standing import CI, GIT_HOOKS, LINTING, configured_file, instructed
 from memgit.extract.tools import patches, replacements
 
 SCORE = 4.0  # the project's setup, true of every change pushed
@@ -45,6 +47,42 @@ def learn(s: Session) -> list[Candidate]:
         if text is not None and _in_project(path, s.cwd) and (said := describe(_relative(path, s.cwd), text)):
             out.append(Candidate("convention", said, SCORE, "checks"))
     return out
+
+
+def settle(learnings: list[Learning], s: Session) -> list[Learning]:
+    """The person's remarks made in a turn that changed a checks file this tells, about what it tells
+    ("does it only run on main? we should run it on all push"), leave the note: what they asked for is
+    the file as the session left it, and a later state of the file supersedes the statement, which a
+    remark of its own would outlive. Done after ranking, on the statements the note keeps."""
+    told = {path: item.text for item in learnings if (path := configured_file(item.text))}
+    remarks = []  # (the turn's words, the stems of the statements of the files it changed)
+    for exchange in s.exchanges if told else ():
+        changed = {_relative(path, s.cwd) for call in exchange.calls for path in _changes(call, s.cwd)}
+        if exchange.said and exchange.kind in ("prompt", "queued", "rejection") and changed & told.keys():
+            remarks.append((_flat(exchange.said), {stem(w) for p in changed & told.keys() for w in terms(told[p])}))
+    return [item for item in learnings if not any(_about(item, said, stems) for said, stems in remarks)]
+
+
+def _about(item: Learning, said: str, stems: set[str]) -> bool:
+    if item.type not in ("preference", "convention") or instructed(item.text):
+        return False
+    quoted = item.text.split(': "', 1)[1].rsplit('"', 1)[0] if ': "' in item.text else item.text
+    own = _flat(quoted.removesuffix("…"))
+    return bool(own) and own in said and bool({stem(w) for w in terms(quoted)} & stems)
+
+
+def _flat(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def _changes(call: ToolCall, cwd: str | None) -> list[str]:
+    """The checks files an edit call changed (a patch's files, or the one it names)."""
+    if call.kind != "edit" or not call.ran or call.is_error:
+        return []
+    if patch := next(iter(patches(call)), ""):
+        return list(_patched(patch, {}, cwd))
+    path = (call.file_path or "").replace("\\", "/")
+    return [path] if _checks_file(path) else []
 
 
 def _final_states(calls: list[ToolCall], cwd: str | None = None) -> dict[str, str | None]:
