@@ -367,6 +367,11 @@ PARSED = [
     ("npm -w packages/api run build", "npm -w packages/api run build", ("build",)),
     ("yarn --cwd web test", "yarn --cwd web test", ("test",)),
     ("npm run typecheck", "npm run typecheck", ("typecheck",)),
+    # a submodule is a dependency: bringing it up to date is setting up (fixture 9e953218, run three times)
+    (f"cd {CWD} && git submodule update --remote public/tokenizer && git add public/tokenizer && git status",
+     "git submodule update --remote public/tokenizer", ("install",)),
+    ("git submodule update --init --recursive && yarn run build", "git submodule update --init --recursive && "
+     "yarn run build", ("install", "build")),
 ]
 
 
@@ -386,7 +391,8 @@ def test_commands_are_classified_and_grouped_by_what_they_do(command, key, categ
 
 
 @pytest.mark.parametrize("command", ["git status", "ls -la", "uv run python -c 'print(1)'", "cat pytest.ini",
-                                     "grep -rn pytest .", "git commit -m 'x' <<EOF\nmsg\nEOF", None, ""])
+                                     "grep -rn pytest .", "git commit -m 'x' <<EOF\nmsg\nEOF", None, "",
+                                     "git submodule add https://github.com/a/b.git public/b"])  # added once
 def test_other_commands_are_not_build_commands(command):
     assert parse(command) is None
 

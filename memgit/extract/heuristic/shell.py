@@ -56,6 +56,7 @@ _SUBCOMMANDS = {
     "mkdocs": {"build": "build", "serve": "run"},
     "python": {"manage.py": "django"}, "python3": {"manage.py": "django"},
     "flask": {"run": "run"}, "rails": {"test": "test", "server": "run", "s": "run"},
+    "git": {"submodule": "submodule"},  # a submodule is a dependency: updating it is setting up (not `add`)
 }
 _TASK_RUNNERS = ("npm", "pnpm", "yarn", "bun", "mise", "make", "just", "task", "gradle", "gradlew", "turbo",
                  "nx", "rake", "invoke", "poe", "tox", "nox")
@@ -242,6 +243,8 @@ def _classify(tool: str, args: list[str]) -> tuple[str | None, int]:
             return {"test": "test", "runserver": "run", "migrate": "install"}.get(action), 2
         if sub == "task":
             return (_task_category(args[1]) if len(args) > 1 else None), 2
+        if sub == "submodule":
+            return ("install" if len(args) > 1 and args[1] in ("update", "init", "sync") else None), 2
         if sub:
             return sub, 1
         if tool == "ruff" and (not first or first.startswith("-") or "/" in first or first == "."):
