@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memgit.core.model import TRIMMED_PATTERN, ToolCall, Transcript
-from memgit.core.scopes import last_part, normalise_remote
+from memgit.core.scopes import FORGES, last_part, normalise_remote
 
 ORIGIN = "origin"  # `git remote -v` / `get-url` / `config remote.origin.url` in the project: decides alone
 GIT = "git"  # push `To`, fetch `From`, `Merge branch 'x' of <url>`, URLs printed by `gh`
@@ -41,7 +41,6 @@ WEAK = (LINK, MENTION)
 DOMINANCE = 3  # the accepted candidate outweighs every competitor of its tier this many times
 MIN_WEAK = 2  # weak evidence alone: at least one link or two mentions
 
-FORGES = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
 _FORGE_URL = re.compile(  # scheme and user (https://, git@) are not needed to name the repository
     r"(?<![\w.-])(?P<host>github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)"
     r"[:/](?P<owner>[A-Za-z0-9_.-]+)/(?P<repo>[A-Za-z0-9_.-]+)(?P<rest>/[^\s\"'<>)\]]*)?")

@@ -13,7 +13,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from memgit.core.scopes import (Identity, Project, known_paths, known_remotes, portable_path, resolve,
+from memgit.core.scopes import (FORGES, Identity, Project, known_paths, known_remotes, portable_path, resolve,
                                 with_identity)
 
 
@@ -79,6 +79,22 @@ def with_evidence(identity: Identity, remote: str, projects: Sequence[Project]) 
         if path in known_paths(project) and known and wanted not in known:
             return identity
     return replace(identity, key=remote, remote=remote, in_repo=True)
+
+
+def laid_out(path: str, projects: Sequence[Project]) -> str | None:
+    """The repository a directory's path spells, for a directory that is no live checkout and whose
+    sessions named none: `…/github.com/owner/repo` (as ghq and GOPATH lay clones out), or `…/owner/repo`
+    when exactly one remote a project knows is that owner's repository of that name (owner and name both:
+    `~/src/cli` or a fork under another owner is not it). Case aside, as the forges compare them."""
+    parts = portable_path(os.path.normpath(path)).replace(os.sep, "/").lower().split("/")
+    if len(parts) >= 4 and parts[-3] in FORGES and all(parts[-2:]):
+        return "/".join(parts[-3:])
+    if len(parts) < 3 or not all(parts[-2:]):
+        return None
+    wanted = "/".join(parts[-2:])
+    known = {remote for p in projects for remote in known_remotes(p)
+             if remote.split("/", 1)[0] in FORGES and remote.lower().split("/", 1)[-1] == wanted}
+    return known.pop() if len(known) == 1 else None
 
 
 def same_repository(projects: Sequence[Project]) -> list[tuple[str, tuple[str, ...]]]:

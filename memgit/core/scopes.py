@@ -75,6 +75,9 @@ _URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<rest>.*)$", re.DO
 _SCP = re.compile(r"^(?:[^@/]+@)?(?P<host>[^:/]+):(?P<path>.*)$", re.DOTALL)
 
 
+FORGES = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")  # hosts whose paths are owner/repo
+
+
 def normalise_remote(url: str) -> str:
     """Return the canonical form of a git remote URL, e.g. `github.com/org/repo`.
 

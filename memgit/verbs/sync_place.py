@@ -2,7 +2,8 @@
 
 - Identity: a live checkout's remote (memgit.sources.workspace.identify); for a directory that is no
   live checkout, the repository the transcript names when it is clearly the project's own
-  (memgit.core.evidence), unless the path is already known as another repository's.
+  (memgit.core.evidence), else the one its path is laid out as (memgit.core.placing.laid_out), unless
+  the path is already known as another repository's.
 - Placement (memgit.core.placing): a path found through its remote is listed on the project, a path-only
   project learns its remote; each change is a `project(<scope>)` commit saying why.
 - Description (memgit.core.about): what the project is, from the checkout's README / CLAUDE.md /
@@ -34,6 +35,7 @@ log = logging.getLogger("memgit.verbs.sync")
 MAIN = vocab.MAIN
 PROJECT_FILE = "PROJECT.md"
 KIND = "project"  # project(<scope>): PROJECT.md learned a path, a remote or the project's description
+_LAID_OUT = "Its path {path} is laid out as the repository {remote} (…/owner/repo, as ghq and GOPATH clone)."
 
 
 def load_projects(repo) -> list[scopes.Project]:
@@ -81,11 +83,12 @@ class Places:
         why = ""
         if transcript is not None and not raw.in_repo:
             found = evidence.repository(transcript, raw.name, roots=(cwd, raw.path))
-            if found is not None:
-                named = placing.with_evidence(identity, self.clean(found.remote), self.projects)
-                if named is not identity:
-                    identity = named
-                    why = f"Session {transcript.session_id[:8]} names its repository {found.remote}: {found.why}."
+            remote = found.remote if found else placing.laid_out(raw.path, self.projects)
+            named = placing.with_evidence(identity, self.clean(remote), self.projects) if remote else identity
+            if named is not identity:
+                identity = named
+                why = (f"Session {transcript.session_id[:8]} names its repository {found.remote}: {found.why}." if found
+                       else _LAID_OUT.format(path=where, remote=remote))
         placement = placing.place(identity, self.projects, cwd=where)
         for grown in placement.updates:
             self._write_identity(grown, why or f"Found as {identity.key} at {identity.path}.")
@@ -164,6 +167,7 @@ def join_same_repository(repo) -> list[tuple[str, str, str]]:
     from memgit.verbs import projects as projects_verb
 
     done = []
+    _adopt_laid_out(repo, load_projects(repo))
     projects = {p.branch: p for p in load_projects(repo)}
     for keep, others in placing.same_repository(list(projects.values())):
         for other in others:
@@ -176,3 +180,20 @@ def join_same_repository(repo) -> list[tuple[str, str, str]]:
             done.append((keep, other, shared[0] if shared else ""))
             projects = {p.branch: p for p in load_projects(repo)}
     return done
+
+
+def _adopt_laid_out(repo, projects: list[scopes.Project]) -> None:
+    """A project known by its path alone whose path spells another project's repository (placing.laid_out)
+    lists that remote, so the join below makes them one, whichever of their sessions was synced first."""
+    for project in (p for p in projects if not p.remotes):
+        others = [p for p in projects if p.branch != project.branch]
+        found = {r for path in project.paths if (r := placing.laid_out(path, others))
+                 and any(r in scopes.known_remotes(p) for p in others)}
+        if len(found) != 1:
+            continue
+        remote = found.pop()
+        grown = replace(project, remotes=(remote,))
+        message = format_message(KIND, scopes.branch_slug(project.branch), f"list {remote}",
+                                 body=_LAID_OUT.format(path=", ".join(project.paths), remote=remote))
+        text = scopes.render_project_md(grown).encode()
+        repo.commit_with_retry(project.branch, lambda head: ({PROJECT_FILE: text}, message))

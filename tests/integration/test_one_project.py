@@ -139,6 +139,29 @@ def test_a_join_is_a_merge_commit_that_keeps_both_histories(claude_projects, mem
     fsck(memory_path)
 
 
+@pytest.mark.parametrize("first", ["laid-out", "named"])
+def test_a_clone_laid_out_as_owner_and_repository_is_that_repository_s_project(claude_projects, memory_path,
+                                                                             memgit_cli, first):
+    # no session at ~/src/ClusterCockpit/cc-backend names a remote; its path does, as ghq and GOPATH lay clones out
+    made = {"laid-out": session(f"{ANA_LINUX}/src/ClusterCockpit/cc-backend", "lo-plain", evidence=None),
+            "named": session(f"{ANA_MAC}/prg/cc-backend", "lo-named", evidence="push")}
+    for i, seed in enumerate([first, *(s for s in made if s != first)]):
+        age(made[seed].write(claude_projects), 7200 - 600 * i)
+        sync(memgit_cli)  # each in a sync of its own: the order matters to nothing
+    write(claude_projects, session(f"{ANA_MAC}/src/ana/cc-backend", "lo-fork", evidence=None))  # another owner
+    sync(memgit_cli)
+    found = projects(memory_path)
+    assert sorted(found) == ["projects/cc-backend", "projects/cc-backend-2"]
+    project = found["projects/cc-backend"]
+    assert project.remotes == (REMOTE,)
+    assert set(project.paths) == {"~/prg/cc-backend", "~/src/ClusterCockpit/cc-backend"}
+    assert notes(memory_path, "projects/cc-backend") == {session_id("lo-plain")[:8], session_id("lo-named")[:8]}
+    assert found["projects/cc-backend-2"].paths == ("~/src/ana/cc-backend",)
+    assert "is laid out as the repository github.com/clustercockpit/cc-backend" in git(
+        memory_path, "log", "--format=%b", "projects/cc-backend")
+    fsck(memory_path)
+
+
 # ---- what is refused ---------------------------------------------------------------------------
 
 

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from memgit.core.placing import place, same_repository, with_evidence
+from memgit.core.placing import laid_out, place, same_repository, with_evidence
 from memgit.core.scopes import Identity, Project, identity_from_path, new_project
 
 R = "github.com/clustercockpit/cc-backend"
@@ -90,3 +90,15 @@ def test_projects_sharing_a_remote_join_into_the_shortest_name_transitively():
 @pytest.mark.parametrize("remote", ["git@github.com:ClusterCockpit/cc-backend.git", R])
 def test_remotes_a_person_pasted_verbatim_are_compared_normalised(remote):
     assert same_repository([p("a", [remote]), p("b", [R])]) == [("projects/a", ("projects/b",))]
+
+
+def test_a_path_laid_out_as_owner_and_repository_spells_the_remote():
+    known = [p("cc-backend", [R], ["~/prg/cc-backend"]), p("cli", ["github.com/entireio/cli"])]
+    assert laid_out("/Users/ana/ghq/github.com/Foo/Bar", []) == "github.com/foo/bar"  # ghq, GOPATH: the host too
+    assert laid_out("/home/ana/src/ClusterCockpit/cc-backend", known) == R  # owner and name of a known remote
+    assert laid_out("/Users/jo/Documents/entire/devenv/entireio/cli", known) == "github.com/entireio/cli"
+    assert laid_out("/home/ana/src/ana/cc-backend", known) is None  # a fork under another owner is another repository
+    assert laid_out("/home/ana/src/cc-backend", known) is None  # the name alone says nothing
+    assert laid_out("/home/ana/src/ClusterCockpit/cc-backend", []) is None  # no known remote: no host to name
+    twins = [*known, p("mirror", ["gitlab.com/clustercockpit/cc-backend"])]
+    assert laid_out("/home/ana/src/ClusterCockpit/cc-backend", twins) is None  # two hosts: which one is unsure
