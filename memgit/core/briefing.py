@@ -45,6 +45,7 @@ def assemble(*, repo: str, branch: str | None, project: str | None, project_part
     commands = "`memgit show <session-id>` prints a session's note, `memgit show <branch>:<path>` any file."
     if search:
         commands = f"`memgit search \"<words>\"` finds earlier sessions and learnings; {commands}"
+    commands = f"- {commands}\n"
     line = ""
     if pending:
         whose = "of this project" if branch else "started here"
@@ -57,7 +58,9 @@ def assemble(*, repo: str, branch: str | None, project: str | None, project_part
     for _ in range(8):
         allotted = _share([(len(body), weight) for _, body, _, weight in sections], room)
         cuts = [f"{h}\n{cut(body, n, hint)}\n\n" for (h, body, hint, _), n in zip(sections, allotted, strict=True)]
-        text = substitute(wrapper, sections="".join(cuts), **fill).rstrip()
+        told = "".join(cuts)  # a project's summary that says how to look deeper: the frame does not repeat it
+        said = "`memgit show <id>`" in told and (not search or "`memgit search" in told)
+        text = substitute(wrapper, sections=told, **{**fill, "commands": "" if said else commands}).rstrip()
         if len(text) <= budget:
             return text
         room -= len(text) - budget  # a cut landed past its share: take the overflow off and refit
