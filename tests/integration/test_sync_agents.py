@@ -74,7 +74,8 @@ def ledger_commits(repo: Path) -> list[dict]:
     """Every extract/skip/fail commit: its branch, kind and trailers."""
     out = []
     for branch in git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads").split():
-        log = git(repo, "log", branch, "--first-parent", "--format=%H%x1f%s%x1f%(trailers:only,unfold)%x1e")
+        # every parent: a project joined into its repository's branch brings its records through the merge
+        log = git(repo, "log", branch, "--format=%H%x1f%s%x1f%(trailers:only,unfold)%x1e")
         for record in filter(str.strip, log.split("\x1e")):
             sha, subject, trailers = record.strip("\n").split("\x1f")
             kind = subject.split("(", 1)[0]
