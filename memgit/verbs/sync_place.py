@@ -196,4 +196,7 @@ def _adopt_laid_out(repo, projects: list[scopes.Project]) -> None:
         message = format_message(KIND, scopes.branch_slug(project.branch), f"list {remote}",
                                  body=_LAID_OUT.format(path=", ".join(project.paths), remote=remote))
         text = scopes.render_project_md(grown).encode()
-        repo.commit_with_retry(project.branch, lambda head: ({PROJECT_FILE: text}, message))
+        try:
+            repo.commit_with_retry(project.branch, lambda head: ({PROJECT_FILE: text}, message))
+        except (ConflictError, MemgitError) as e:  # the next sync tries again; the sessions are filed already
+            log.warning("PROJECT.md on %s: %s not listed: %s", project.branch, remote, e)
