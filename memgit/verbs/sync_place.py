@@ -121,10 +121,7 @@ class Places:
         self._write(grown, f"list {', '.join(added)}", why)
 
     def _write(self, project: scopes.Project, what: str, why: str) -> None:
-        """Commit `project` as its branch's PROJECT.md (on the branch's head: a lost race is retried)."""
-        message = format_message(KIND, scopes.branch_slug(project.branch), what, body=why)
-        text = scopes.render_project_md(project).encode()
-        self.repo.commit_with_retry(project.branch, lambda head: ({PROJECT_FILE: text}, message))
+        write_project(self.repo, project, what, why)
         self.commits += 1
         self.projects = [project if p.branch == project.branch else p for p in self.projects]
 
@@ -155,6 +152,13 @@ class Places:
             self._checkouts[path] = about.describe({k: self.redact(v) for k, v in files.items()},
                                                    origin=about.CHECKOUT) if files else None
         return self._checkouts[path]
+
+
+def write_project(repo, project: scopes.Project, what: str, why: str) -> None:
+    """Commit `project` as its branch's PROJECT.md (on the branch's head: a lost race is retried)."""
+    message = format_message(KIND, scopes.branch_slug(project.branch), what, body=why)
+    text = scopes.render_project_md(project).encode()
+    repo.commit_with_retry(project.branch, lambda head: ({PROJECT_FILE: text}, message))
 
 
 def join_same_repository(repo) -> list[tuple[str, str, str]]:
@@ -192,11 +196,8 @@ def _adopt_laid_out(repo, projects: list[scopes.Project]) -> None:
         if len(found) != 1:
             continue
         remote = found.pop()
-        grown = replace(project, remotes=(remote,))
-        message = format_message(KIND, scopes.branch_slug(project.branch), f"list {remote}",
-                                 body=_LAID_OUT.format(path=", ".join(project.paths), remote=remote))
-        text = scopes.render_project_md(grown).encode()
         try:
-            repo.commit_with_retry(project.branch, lambda head: ({PROJECT_FILE: text}, message))
+            write_project(repo, replace(project, remotes=(remote,)), f"list {remote}",
+                          _LAID_OUT.format(path=", ".join(project.paths), remote=remote))
         except (ConflictError, MemgitError) as e:  # the next sync tries again; the sessions are filed already
             log.warning("PROJECT.md on %s: %s not listed: %s", project.branch, remote, e)

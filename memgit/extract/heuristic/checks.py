@@ -19,9 +19,10 @@ from typing import Any
 
 from memgit.core.model import TRIMMED_PATTERN, Learning, ToolCall
 from memgit.core.recall import stem, terms
+from memgit.core.scan import words
 from memgit.extract.heuristic.candidate import Candidate
 from memgit.extract.heuristic.session import Session
-from memgit.extract.heuristic.standing import CI, GIT_HOOKS, LINTING, configured_file, instructed
+from memgit.extract.heuristic.standing import CI, GIT_HOOKS, LINTING, configured_file, instructed, words_of
 from memgit.extract.tools import patches, replacements
 
 SCORE = 4.0  # the project's setup, true of every change pushed
@@ -54,25 +55,28 @@ def settle(learnings: list[Learning], s: Session) -> list[Learning]:
     ("does it only run on main? we should run it on all push"), leave the note: what they asked for is
     the file as the session left it, and a later state of the file supersedes the statement, which a
     remark of its own would outlive. Done after ranking, on the statements the note keeps."""
-    told = {path: item.text for item in learnings if (path := configured_file(item.text))}
+    told = {path: _stems(item.text) for item in learnings if (path := configured_file(item.text))}
     remarks = []  # (the turn's words, the stems of the statements of the files it changed)
     for exchange in s.exchanges if told else ():
-        changed = {_relative(path, s.cwd) for call in exchange.calls for path in _changes(call, s.cwd)}
-        if exchange.said and exchange.kind in ("prompt", "queued", "rejection") and changed & told.keys():
-            remarks.append((_flat(exchange.said), {stem(w) for p in changed & told.keys() for w in terms(told[p])}))
+        changed = {_relative(path, s.cwd) for call in exchange.calls for path in _changes(call, s.cwd)} & told.keys()
+        if exchange.said and exchange.kind in ("prompt", "queued", "rejection") and changed:
+            remarks.append((_flat(exchange.said), set().union(*(told[path] for path in changed))))
     return [item for item in learnings if not any(_about(item, said, stems) for said, stems in remarks)]
 
 
 def _about(item: Learning, said: str, stems: set[str]) -> bool:
     if item.type not in ("preference", "convention") or instructed(item.text):
         return False
-    quoted = item.text.split(': "', 1)[1].rsplit('"', 1)[0] if ': "' in item.text else item.text
-    own = _flat(quoted.removesuffix("…"))
-    return bool(own) and own in said and bool({stem(w) for w in terms(quoted)} & stems)
+    own = words_of(item.text)
+    return bool(_flat(own)) and _flat(own) in said and bool(_stems(own) & stems)
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(word) for word in terms(text)}
 
 
 def _flat(text: str) -> str:
-    return " ".join(re.findall(r"\w+", text.lower()))
+    return " ".join(words(text.lower()))
 
 
 def _changes(call: ToolCall, cwd: str | None) -> list[str]:
