@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from memgit.core import about, evidence, placing, scopes, vocab
 from memgit.core.ledger import format_message
@@ -57,6 +57,25 @@ def load_projects(repo) -> list[scopes.Project]:
     return projects
 
 
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What a session's transcript shows about its project: read from the transcript and the disk alone,
+    so a worker process can read it (sync_fork) and `Places.place` decide with it in the syncing one."""
+
+    session: str  # the transcript's session id
+    raw: scopes.Identity  # the cwd's identity as the disk tells it (sources.workspace.identify)
+    found: evidence.Finding | None  # the repository the transcript names, when the cwd is no live checkout
+    files: dict[str, str]  # what the session read of the project's README, CLAUDE.md, AGENTS.md
+
+
+def observe(cwd: str, transcript: Transcript) -> Seen:
+    """What `transcript`, a session at `cwd`, shows of its project (no repository is read)."""
+    raw = workspace.identify(cwd)
+    found = None if raw.in_repo else evidence.repository(transcript, raw.name, roots=(cwd, raw.path))
+    files = evidence.project_files(transcript, roots=(transcript.cwd or "", raw.path))
+    return Seen(transcript.session_id, raw, found, files)
+
+
 class Places:
     """The projects one sync run files sessions into, and the commits that keep their PROJECT.md true."""
 
@@ -76,18 +95,22 @@ class Places:
         With the session's transcript, what it proves is recorded on the way: the repository it
         names (when its cwd is no live checkout), the path, what the project is.
         """
+        return self.place(cwd, observe(cwd, transcript) if cwd and transcript is not None else None)
+
+    def place(self, cwd: str | None, seen: Seen | None) -> tuple[str, str, str]:
+        """`project_for` with what the transcript shows read already (`observe`, in any process)."""
         if not cwd:
             return MAIN, "", MAIN
-        raw = workspace.identify(cwd)
+        raw = seen.raw if seen is not None else workspace.identify(cwd)
         identity, where = scopes.written(raw, self.clean), self.clean(scopes.portable_path(cwd))
         why = ""
-        if transcript is not None and not raw.in_repo:
-            found = evidence.repository(transcript, raw.name, roots=(cwd, raw.path))
+        if seen is not None and not raw.in_repo:
+            found = seen.found
             remote = found.remote if found else placing.laid_out(raw.path, self.projects)
             named = placing.with_evidence(identity, self.clean(remote), self.projects) if remote else identity
             if named is not identity:
                 identity = named
-                why = (f"Session {transcript.session_id[:8]} names its repository {found.remote}: {found.why}." if found
+                why = (f"Session {seen.session[:8]} names its repository {found.remote}: {found.why}." if found
                        else _LAID_OUT.format(path=where, remote=remote))
         placement = placing.place(identity, self.projects, cwd=where)
         for grown in placement.updates:
@@ -95,8 +118,8 @@ class Places:
         project = placement.project and self._current(placement.project.branch)
         if project is None:
             project = self._create(identity, why)
-        if transcript is not None:
-            self._describe(project.branch, raw, transcript)
+        if seen is not None:
+            self._describe(project.branch, raw, seen)
         return project.branch, project.name, project.branch.removeprefix(vocab.PREFIX)
 
     def _current(self, branch: str) -> scopes.Project:
@@ -125,19 +148,18 @@ class Places:
         self.commits += 1
         self.projects = [project if p.branch == project.branch else p for p in self.projects]
 
-    def _describe(self, branch: str, raw: scopes.Identity, transcript: Transcript) -> None:
+    def _describe(self, branch: str, raw: scopes.Identity, seen: Seen) -> None:
         """Fill PROJECT.md's body with what the project is, when it is empty or memgit's own (core.about)."""
         found = self._checkout(raw.path)
-        if found is None:
-            files = evidence.project_files(transcript, roots=(transcript.cwd or "", raw.path))
-            found = about.describe(files, origin=about.SESSION) if files else None
+        if found is None and seen.files:
+            found = about.describe(seen.files, origin=about.SESSION)
         if found is None:
             return
         project = self._current(branch)
         body = about.refreshed(project.body, found)
         if body is None:
             return
-        source = "the checkout's" if found.origin == about.CHECKOUT else f"session {transcript.session_id[:8]}'s read of"
+        source = "the checkout's" if found.origin == about.CHECKOUT else f"session {seen.session[:8]}'s read of"
         try:
             self._write(replace(project, body=body), f"describe from {found.file}",
                         f"What the project is, from {source} {found.file}. memgit refreshes this text while it is its "
