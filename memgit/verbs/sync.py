@@ -18,7 +18,7 @@ from memgit.core.vocab import PREFIX
 from memgit.errors import LLMError, MemgitError, StorageError
 from memgit.core.redact import redact_transcript
 from memgit.models import spending
-from memgit.verbs import budget
+from memgit.verbs import budget, sync_fork, sync_pipeline
 from memgit.verbs.sync_log import log_to_state_dir
 from memgit.verbs.sync_result import SessionResult, SyncResult
 from memgit.verbs.sync_session import SyncRun, ledger_id
@@ -175,7 +175,8 @@ def _sync(cfg: Config, opts: SyncOptions, *, now: float | None = None,
             with (repo.batch() if heuristic_run else nullcontext()), \
                     (spending.watching(budget.today(repo, cfg, now), clock=lambda: now) if uses_model
                      else nullcontext()):  # every model call asks the day's budget first
-                result.results = state.process_all(work, on_progress, concurrency)
+                processes = sync_fork.workers(cfg.concurrency, len(work)) if heuristic_run else 0
+                result.results = sync_pipeline.process_all(state, work, on_progress, concurrency, processes)
                 if on_progress:
                     on_progress(len(work), len(work), "")
                 result.commits += state.commits

@@ -1,4 +1,5 @@
-"""One sync run's sessions, each in three steps: prepare (read, redact, place; main thread), extract (any thread), finish (gate and commit, in order)."""
+"""One sync run's sessions, each in three steps: prepare (read, redact, place; main thread), extract (any thread),
+finish (gate and commit, in order); memgit.verbs.sync_pipeline runs them one after another, in threads or in workers."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import os
 import threading
 import time
 import traceback
-from collections import deque
 from dataclasses import dataclass, replace
 from fnmatch import fnmatch
 from typing import Callable
@@ -25,7 +25,7 @@ from memgit.core.redact import redact_note, redact_transcript
 from memgit.verbs.sync_trailers import cut_trailer, epoch, usage_trailers, utc_date
 from memgit.verbs.sync_result import SessionResult
 from memgit.verbs.selection import Work, readable_end
-from memgit.verbs.sync_place import Places
+from memgit.verbs.sync_place import Places, Seen, observe
 from memgit.sources import registry
 from memgit.sources.files import SessionFile, sha256_range
 
@@ -58,6 +58,9 @@ class _Prepared:
     transcript: Transcript | None = None
     done: SessionResult | None = None  # decided without extraction: nothing new, or left pending
     error: BaseException | None = None  # reading or placing failed: a `fail`
+    cwd: str | None = None  # where the session ran, as read (redacted): what it is placed by
+    seen: Seen | None = None  # what the transcript shows of its project (sync_place.observe)
+    outcome: Extraction | BaseException | None = None  # extracted by a worker, before placing (sync_fork)
 
     @property
     def ready(self) -> bool:
@@ -158,6 +161,13 @@ class SyncRun:
 
     def prepare(self, work: Work) -> _Prepared:
         """Read, redact and place a session; repo writes (a new project's PROJECT.md) happen here."""
+        prep = self.read(work)
+        if prep.ready:
+            self.place(prep)
+        return prep
+
+    def read(self, work: Work) -> _Prepared:
+        """Read and redact a session, and what it shows of its project; nothing is written (any process)."""
         key = work.file.key
         prep = _Prepared(work, key, end=max(work.file.size, work.start))
         if work.why == "redo" and (edited := self.edited_note(key)):
@@ -172,13 +182,50 @@ class SyncRun:
                 prep.done = SessionResult(key, "none", start=work.start, end=t.end, reason="nothing new")
                 return prep
             t = redact_transcript(t, self.cfg.extra_redact_patterns)  # what placing reads may reach PROJECT.md
-            prep.branch, prep.project, prep.scope = self.project_for(t.cwd, t)
+            prep.cwd, prep.seen = t.cwd, t.cwd and observe(t.cwd, t)
             prep.transcript = replace(t, cwd=t.cwd and self.clean(t.cwd), git_branch=t.git_branch and self.clean(t.git_branch))
         except TranscriptGone as e:  # deleted since it was listed: nothing to read, nothing to retry
             prep.done = SessionResult(key, "gone", start=work.start, end=work.start, reason=e.message)
         except Exception as e:  # recorded as a `fail` by finish() (an unreadable file: retried by --retry-failed)
             prep.error = e
         return prep
+
+    def place(self, prep: _Prepared) -> None:
+        """File a read session in its project (a new project's PROJECT.md is committed here)."""
+        before = self.places.commits
+        try:
+            prep.branch, prep.project, prep.scope = self.places.place(prep.cwd, prep.seen)
+        except Exception as e:  # recorded as a `fail` by finish(), as a reading failure is
+            prep.error = e
+        finally:
+            self.commits += self.places.commits - before
+
+    def read_and_extract(self, work: Work) -> _Prepared:
+        """A worker's part of a session (sync_fork): read, redact, extract; the transcript's text stays here.
+
+        The extraction is made before the session is placed: only the note's `project` waits for it
+        (set by `placed_outcome`).
+        """
+        prep = self.read(work)
+        if prep.ready:
+            outcome = self.run_extractor(prep)
+            if isinstance(outcome, BaseException):  # its traceback does not travel: its text does
+                outcome.add_note("".join(traceback.format_tb(outcome.__traceback__)))
+            prep.outcome = outcome
+            prep.transcript = replace(prep.transcript, turns=[])
+        elif prep.error is not None:
+            prep.error.add_note("".join(traceback.format_tb(prep.error.__traceback__)))
+        return prep
+
+    def placed_outcome(self, prep: _Prepared) -> Extraction | BaseException | None:
+        """Place a session a worker read and extracted; its extraction, the note in the project placed."""
+        if not prep.ready:
+            return None
+        self.place(prep)
+        outcome = prep.outcome
+        if isinstance(outcome, Extraction) and outcome.note is not None:
+            outcome = replace(outcome, note=replace(outcome.note, project=prep.project or prep.scope))
+        return outcome
 
     def edited_note(self, key: str) -> str:
         """Why a redo must not overwrite a session's note: a person changed it since memgit wrote it.
@@ -290,46 +337,6 @@ class SyncRun:
         """Read, extract and commit one session; any failure becomes a recorded `fail`."""
         prep = self.begin(work)
         return self.finish(prep, self.run_extractor(prep) if prep.ready else None)
-
-    def process_all(self, work: list[Work], on_progress: Callable[[int, int, str], None] | None,
-                    concurrency: int) -> list[SessionResult]:
-        """Process sessions in order, up to `concurrency` extractions at once; commits stay in order, here."""
-        if concurrency <= 1 or len(work) <= 1:
-            results = []
-            for i, item in enumerate(work):
-                if on_progress:
-                    on_progress(i, len(work), _short(item.file))
-                results.append(self.process(item))
-            return results
-        from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-
-        results, queue = [], deque()  # queue: (prepared, future or None), in the sessions' order
-        items = iter(enumerate(work))
-        pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="memgit-extract")
-        try:
-            while True:
-                running = [f for _, f in queue if f is not None and not f.done()]
-                while len(running) < concurrency and len(queue) < 2 * concurrency:
-                    nxt = next(items, None)
-                    if nxt is None:
-                        break
-                    i, item = nxt
-                    if on_progress:
-                        on_progress(i, len(work), _short(item.file))
-                    prep = self.begin(item)
-                    future = pool.submit(self.run_extractor, prep) if prep.ready else None
-                    queue.append((prep, future))
-                    if future is not None:
-                        running.append(future)
-                if not queue:
-                    return results
-                while queue and (queue[0][1] is None or queue[0][1].done()):
-                    prep, future = queue.popleft()
-                    results.append(self.finish(prep, future.result() if future is not None else None))
-                if queue and queue[0][1] is not None and not queue[0][1].done():
-                    wait([f for _, f in queue if f is not None and not f.done()], return_when=FIRST_COMPLETED)
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
 
     def commit_note(self, work: Work, t: Transcript, branch: str, scope: str, extraction: Extraction) -> SessionResult:
         note = redact_note(extraction.note, self.cfg.extra_redact_patterns)
