@@ -23,6 +23,10 @@ on the fixtures, the scale corpus (../shared/fixtures/scale, when present) and t
 sessions. Figures are CPU time of the process (wall time on the shared machine varies 2-3x), the
 JSON-parse floor measured by CPU in the same child, and the sync's parts timed in place.
 
+A first sync of many sessions reads and extracts them in worker processes (memgit.verbs.sync_fork; up to
+`extract.concurrency`, one per core): `--compare` prints wall time beside CPU time, and the workers' CPU
+apart. `MEMGIT_BENCH_CONCURRENCY=1` times the syncs in one process.
+
     python bench/bench_throughput.py [--quick] [--runs 3] [--profile]
     python bench/bench_throughput.py --compare DIR [--rounds 3] [--sessions 200]
 """
@@ -118,7 +122,9 @@ def timed_sync(home: Path, profiler: cProfile.Profile | None = None) -> tuple[fl
     # A new path each run: deleting the last repo here would leave the disk busy freeing it.
     repo = Path(tempfile.mkdtemp(prefix="memory-", dir=home))
     repo.rmdir()
-    cfg = config.load(env={**user_env(home), "MEMGIT_HOME": str(repo)})
+    wanted = os.environ.get("MEMGIT_BENCH_CONCURRENCY")  # 1: one process, as before worker processes
+    workers = {"MEMGIT_CONCURRENCY": wanted} if wanted else {}
+    cfg = config.load(env={**user_env(home), "MEMGIT_HOME": str(repo), **workers})
     if profiler:
         profiler.enable()
     with FsyncMeter() as fsyncs, Spy(IN_RUN) as parts:
@@ -235,15 +241,22 @@ SPLIT = {
 
 
 def child(home: Path, warm: Path) -> dict:
-    """One timed sync of `home` in this process, after a warm-up sync of `warm` (run by --compare)."""
+    """One timed sync of `home` in this process, after a warm-up sync of `warm` (run by --compare).
+
+    CPU time is this process's and, apart, its worker processes' (memgit.verbs.sync_fork: reading and
+    extraction, whose parts the in-place timers of SPLIT do not see); wall time is the run's.
+    """
     warm_imports()
     timed_sync(warm)
     floor = json_floor(home / ".claude" / "projects", clock=time.process_time)
+    floor_wall = json_floor(home / ".claude" / "projects")
     with Spy(SPLIT, clock=time.process_time) as parts:
-        c0 = time.process_time()
+        c0, before = time.process_time(), os.times()
         seconds, summary, _, _ = timed_sync(home)
-        cpu = time.process_time() - c0
-    return {"cpu": cpu, "wall": seconds, "floor": floor, "commits": summary["commits"],
+        cpu, after = time.process_time() - c0, os.times()
+    workers = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return {"cpu": cpu, "workers_cpu": workers, "wall": seconds, "floor": floor, "floor_wall": floor_wall,
+            "commits": summary["commits"],
             "parts": {label: parts.seconds[label] for label in SPLIT if label not in parts.absent}}
 
 
@@ -292,11 +305,16 @@ def compare(args, tmp: Path) -> None:
             runs = results[(corpus, tree)]
             cpu = [x["cpu"] for x in runs]
             ratio = [x["floor"] / x["cpu"] for x in runs]
-            print(f"  {tree} ({where}): sync {median(cpu):.2f} s [{min(cpu):.2f}-{max(cpu):.2f}], "
+            walls = [x["wall"] for x in runs]
+            by_wall = [x.get("floor_wall", x["floor"]) / x["wall"] for x in runs]
+            print(f"  {tree} ({where}): sync {median(cpu):.2f} s [{min(cpu):.2f}-{max(cpu):.2f}] "
+                  f"(+ {median(x.get('workers_cpu', 0.0) for x in runs):.2f} s in worker processes), "
                   f"sync / JSON-parse rate {median(ratio):.3f} [{min(ratio):.3f}-{max(ratio):.3f}], "
-                  f"pooled {floor / median(cpu):.3f}; wall {median(x['wall'] for x in runs):.2f} s")
+                  f"pooled {floor / median(cpu):.3f}; wall {median(walls):.2f} s [{min(walls):.2f}-{max(walls):.2f}], "
+                  f"by wall time {median(by_wall):.3f} of the JSON-parse rate")
         this, other = results[(corpus, "this tree")], results[(corpus, "compared")]
-        print(f"  this / compared, CPU: {median(x['cpu'] for x in this) / median(x['cpu'] for x in other):.2f}")
+        print(f"  this / compared, CPU: {median(x['cpu'] for x in this) / median(x['cpu'] for x in other):.2f}, "
+              f"wall: {median(x['wall'] for x in this) / median(x['wall'] for x in other):.2f}")
         for label in SPLIT:
             mine = [x["parts"][label] for x in this if label in x["parts"]]
             theirs = [x["parts"][label] for x in other if label in x["parts"]]
