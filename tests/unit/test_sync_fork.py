@@ -83,7 +83,8 @@ def test_how_many_workers():
     assert sync_fork.workers(4, sync_fork.MIN_ITEMS - 1) == 0  # the sync after one session: no fork
     assert sync_fork.workers(1, 100) == 0  # extract.concurrency = 1 says one at a time
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    assert sync_fork.workers(4, 100) == (min(4, cores) if cores >= 2 else 0)
+    alone = threading.active_count() == 1  # a test server of another test may run in this process
+    assert sync_fork.workers(4, 100) == (min(4, cores) if cores >= 2 and alone else 0)
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)
     thread.start()
