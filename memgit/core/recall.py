@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 
-from memgit.core import scan
+from memgit.core import paragraph, scan
 from memgit.core.briefing import sanitize
 from memgit.core.search import STOPWORDS, identifier_parts
 from memgit.core.vocab import MAIN, PREFIX, teammate
@@ -287,25 +287,10 @@ def _lines(unit) -> list[str]:
     if unit.kind != "note":
         return [] if unit.type in PERSONS and _mostly_quoted(text) else [text]
     title = " ".join(unit.title.split())
-    body = _without_tool_use(text[len(title):].strip() if title and text.startswith(title) else text)
+    body = paragraph.without_work(text[len(title):].strip() if title and text.startswith(title) else text)
     asked = title.rstrip("…").strip().lower()[:60]
-    return [s for s in scan.sentences(body)[1:] if not (asked and asked in s.lower()) and not _mostly_quoted(s)]
-
-
-# How a note's summary counts the agent's tool use (memgit.extract.heuristic.summary._work_done): which
-# files it edited says what a session touched, which the hit's title line says better.
-_TOOL_USE = tuple(f"The agent {verb} " for verb in ("edited", "ran", "made", "delegated", "followed", "answered"))
-
-
-def _without_tool_use(body: str) -> str:
-    """The summary without its sentence on the agent's tool use (it ends the summary's first paragraph)."""
-    starts = [at for at in (body.find(lead) for lead in _TOOL_USE) if at >= 0]
-    if not starts:
-        return body
-    start = min(starts)
-    end = body.find(". It ended ", start)  # the sentence after it (a command it names may hold ". ")
-    end = end if end >= 0 else body.find(". ", start)
-    return (body[:start] + (body[end + 2:] if end >= 0 else "")).strip()
+    return [paragraph.unlabelled(s) for s in scan.sentences(body)[1:]
+            if not (asked and asked in s.lower()) and not _mostly_quoted(s)]
 
 
 def _mostly_quoted(text: str) -> bool:

@@ -8,7 +8,7 @@ Pure: text in, memgit.core.search.Doc out. Only the index's writer and the team'
 
 from __future__ import annotations
 
-from memgit.core import lazyre
+from memgit.core import lazyre, paragraph
 from memgit.core.search import MEMORY_FILE, SUMMARY_FILE, SUPERSEDED_SECTION, Doc, first_line, identifier_parts
 from memgit.core.vocab import TYPE_PATTERN, TYPE_RANK, UNREVIEWED
 
@@ -100,6 +100,7 @@ def _session_note(branch: str, path: str, meta: dict, body: str, superseded=None
             summary.append(line.strip())
     for text in dropped:  # a heuristic summary often repeats a learning word for word ("In the end: ...")
         summary = [line.replace(text, "…") for line in summary]
+    summary = [paragraph.indexed(line) for line in summary]  # the session's words, not memgit's frame
     docs = [Doc(branch, path, 0, "note", "", title, "\n".join([title, *summary]).strip(), session, day)]
     # A superseded learning stays a unit of kind "superseded" (no type): the index keeps it without
     # its words, to know which note to read again when consolidation changes its mind.

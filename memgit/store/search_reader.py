@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 FILE = "search.sqlite"
-SCHEMA = 7  # bump when the tables or documents() change (memgit.store.search_index): every branch is indexed again
+SCHEMA = 8  # bump when the tables or documents() change (memgit.store.search_index): every branch is indexed again
 SNIPPET_TOKENS = 14
 TITLE_WEIGHT, TEXT_WEIGHT = 0.5, 1.0
 _COLUMNS = "d.branch, d.path, d.unit, d.kind, d.type, d.title, {text}, d.session, d.date, d.support"  # a search.Doc

@@ -114,6 +114,18 @@ def test_the_more_recent_of_two_equal_notes_comes_first(world, memgit_cli, memor
     assert [h["date"] for h in search(memgit_cli, "kiwi")["hits"]] == ["2026-11-19", "2024-01-10"]
 
 
+def test_memgits_own_wording_is_not_searched_the_sessions_commands_are(world, memgit_cli, memory_path, monkeypatch):
+    # the note's paragraph says "The user asked: … 1 follow-up request came after. The agent ran 1 shell
+    # command, including `uv run pytest -x tests/`. It ended with … (success)." in every note of memory
+    monkeypatch.chdir(world)
+    paragraph = git(memory_path, "show", f"projects/pinion:{search(memgit_cli, 'emoji')['hits'][0]['path']}")
+    assert "shell command" in paragraph and "follow-up request" in paragraph and "(success)" in paragraph
+    for frame in ("shell", "follow-up", "request", "success", "agent"):
+        assert [h for h in search(memgit_cli, frame)["hits"] if h["kind"] == "note"] == [], frame
+    notes = [h for h in search(memgit_cli, '"uv run pytest"')["hits"] if h["kind"] == "note"]
+    assert notes and "`uv run pytest -x tests/`" in notes[0]["text"]  # the command it ran still finds the note
+
+
 def test_type_and_since_filter_and_bad_values_are_errors(world, memgit_cli, monkeypatch):
     monkeypatch.chdir(world)
     hits = search(memgit_cli, "emoji tests pytest", "--type", "preference", "--limit", "50")["hits"]

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from memgit.core import recall
+from memgit.core import paragraph, recall
 from memgit.core.search import Doc
 
 NOTE = "sessions/2026/10/2026-10-02-typesense-1a2b3c4d.md"
@@ -144,12 +144,13 @@ def test_a_file_whose_lines_say_little_of_the_prompt_says_which_words_it_touched
 def test_the_count_of_the_agent_s_tool_use_is_no_line_to_tell():
     # a note's summary lists the files its agent edited: they hold the prompt's words, but say only what
     # the session touched, which the line naming the session says better
-    units = [summary("The user asked: wire typesense into compose. In the end: `compose.yml`: typesense "
-                     "added. The agent edited 2 files (compose.yml, typesense.conf), ran 3 shell commands, "
-                     "including `docker compose up 8108. Done`, made 2 other tool calls. It ended with tests "
-                     "passing (success).")]
+    units = [summary(paragraph.indexed(
+        "The user asked: wire typesense into compose. In the end: `compose.yml`: typesense added. The agent "
+        "edited 2 files (compose.yml, typesense.conf), ran 3 shell commands, including `docker compose up 8108. "
+        "Done`, made 2 other tool calls. It ended with tests passing (success)."))]
     chosen, text = recall.line_of(units, WORDS)
-    assert "edited" not in text and "shell" not in text and "It ended" not in text
+    assert text == "`compose.yml`: typesense added."  # what was done, without its label
+    assert "Edited" not in text and "ran" not in text and "It ended" not in text
 
 
 def test_render_fences_cuts_and_stays_within_budget_and_each_hit_ends_with_how_to_open_it():
