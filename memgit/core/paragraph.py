@@ -16,7 +16,7 @@ from __future__ import annotations
 WORK = ("Edited ", "Ran `")  # how `indexed` opens the sentence of files and commands
 # Patterns as text, compiled (and cached) by `re` in `indexed`, the index writer's side: the prompt
 # hook reads indexed text with the plain string functions below and imports no pattern machinery.
-_ASKED = r"\bThe user asked: "
+_ASKED = r"\bThe user asked: (?:implement the plan (?=\"))?"  # a plan's request is its title
 _FOLLOW_UPS = r"\s*\b\d+ follow-up requests? came after\."
 _EARLIER = r"\bEarlier context \(compacted\): "
 _DONE = r"\bIn the end: "

@@ -28,6 +28,13 @@ def test_a_session_without_tools_or_files_keeps_only_its_request():
                              "with `make test` failing (fail).") == "Asked: run it. Ran `make`, `make test`."
 
 
+def test_an_approved_plans_request_is_its_title():
+    # "implement the plan" is memgit's wording for the request the harness sends when a plan is approved
+    assert paragraph.indexed('The user asked: implement the plan "Consolidate logging to one file". The agent '
+                             'made 3 other tool calls. It ended with the agent reporting the work done (success).'
+                             ) == 'Asked: "Consolidate logging to one file".'
+
+
 def test_other_prose_is_all_content():
     llm = "The agent edited config.py to fix the port. Then it added tests, which passed."
     assert paragraph.indexed(llm) == llm  # no "It ended … (outcome)." : not the heuristic's form
