@@ -141,9 +141,20 @@ class _Pool:
             index, length = _HEADER.unpack_from(buffer)
             if len(buffer) < _HEADER.size + length:
                 break
-            out.append((index, pickle.loads(bytes(buffer[_HEADER.size:_HEADER.size + length]))))
+            try:
+                value = pickle.loads(bytes(buffer[_HEADER.size:_HEADER.size + length]))
+            except Exception:  # a value that cannot be rebuilt here (an odd exception's arguments)
+                value = _LOST
             del buffer[:_HEADER.size + length]
+            out.append((index, self._here(index) if value is _LOST else value))
         return out
+
+    def _here(self, index: int):
+        """Item `index` done in this process, as a loop would: for a value that could not travel."""
+        try:
+            return self.fn(self.items[index])
+        except Exception as e:
+            return _Raised(e)
 
     def _stop(self) -> None:
         """Stop handing out work: what is left is done in this process (see results)."""
@@ -193,14 +204,24 @@ def _pickled(fn: Callable, item) -> bytes:
         value = _Raised(e)
     try:
         return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception as e:  # a value that cannot travel: its failure does, with the words of both
-        return pickle.dumps(_Raised(RuntimeError(f"{type(e).__name__}: {e}")), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # a value that cannot travel: the syncing process does the item itself
+        return pickle.dumps(_LOST, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+class _Lost:
+    """A result that could not travel between the processes (see _Pool._here)."""
+
+    def __reduce__(self):
+        return "_LOST"  # one instance on both sides: compared with `is`
+
+
+_LOST = _Lost()
 
 
 def _returned(value):

@@ -140,3 +140,27 @@ def test_no_worker_can_be_forked_then_this_process_does_it_all(monkeypatch):
     got = list(sync_fork.ordered(square_and_pid, list(range(12)), 2))
     assert [value for _, (value, _) in got] == [n * n for n in range(12)]
     assert {pid for _, (_, pid) in got} == {os.getpid()}
+
+
+class Unbuildable(Exception):
+    """An exception pickle writes but cannot rebuild (its __init__ wants more than its args)."""
+
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code
+
+
+def test_a_result_that_cannot_travel_is_made_here():
+    parent = os.getpid()
+
+    def odd(n: int):
+        if n == 3:
+            return lambda: n if os.getpid() == parent else None  # cannot be pickled in a worker
+        if n == 4:
+            return Unbuildable("odd", 4)  # pickled there, cannot be rebuilt here
+        return n, os.getpid()
+
+    got = dict(sync_fork.ordered(odd, list(range(10)), 2))
+    assert got[3]() == 3  # made in this process
+    assert isinstance(got[4], Unbuildable) and got[4].code == 4
+    assert [got[n][0] for n in (0, 1, 2, 5, 9)] == [0, 1, 2, 5, 9]
