@@ -48,9 +48,9 @@ def workers(wanted: int, items: int) -> int:
 def ordered(fn: Callable[[T], R], items: Sequence[T], count: int) -> Iterator[tuple[int, R]]:
     """Yield (i, fn(items[i])) for every item, in order; `count` forked workers compute them.
 
-    `fn` returns its failures as values: an exception it raises is raised here, for the item, as
-    in a loop. The caller consumes each result before the next is computed far ahead (at most four
-    per worker wait, computed, in this process).
+    `fn` should return its failures as values; an exception it raises is raised here, at its item,
+    as in a loop. The workers run at most four items per worker ahead of the one the caller is at,
+    so the results waiting here stay few.
     """
     pool = _Pool(fn, items, count)
     try:
