@@ -2,7 +2,7 @@
 by the consolidator, which tells the work that recurs ("edited 1 file (ReleaseNotes.md)" in eight
 sessions) and what a person's words were about.
 
-One phrase, one place: `phrase` writes it, `edited_files` reads it. A note whose paragraph lists only
+One phrase, one place: `phrase` writes it, `edited_files` and `shown_files` read it. A note whose paragraph lists only
 some of its files ("… and 3 more") or none (an LLM's note) reads as no files: it is broad work, or
 unknown, and neither tells a recurring task.
 """
@@ -13,7 +13,7 @@ import re
 
 SHOWN = 4  # names a paragraph lists before "and N more"
 
-_EDITED = re.compile(r"\bedited (?P<n>\d+) files? \((?P<names>[^()]*)\)")
+_EDITED = re.compile(r"\bedited (?P<n>\d+) files? \((?P<names>[^()]*?)(?: and \d+ more)?\)")
 
 
 def phrase(names: list[str]) -> str:
@@ -29,3 +29,9 @@ def edited_files(summary: str) -> tuple[str, ...]:
         return ()
     listed = found.group("names").split(", ")
     return tuple(listed) if len(listed) == int(found.group("n")) and all(listed) else ()
+
+
+def shown_files(summary: str) -> tuple[str, ...]:
+    """The file names a note's paragraph lists as edited, all or the first SHOWN of more; () for none."""
+    found = _EDITED.search(summary)
+    return tuple(name for name in found.group("names").split(", ") if name) if found else ()

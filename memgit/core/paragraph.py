@@ -25,7 +25,6 @@ _DONE = r"\bIn the end: "
 _TOOL_USE = (r"\bThe agent (?:edited \d+ files? \(|ran \d+ shell commands?\b|made \d+ other tool calls?\b|"
              r"delegated work to subagents\b|followed an approved plan\b|answered without using tools\b).*$")
 _ENDED = r"\s*\bIt ended (?P<how>.*?) \((?:success|fail|partial|uncertain)\)\.$"
-_NAMES = r"\bedited \d+ files? \((?P<names>[^()]*?)(?: and \d+ more)?\)"  # memgit.core.edited.phrase
 _CODE = r"`[^`\n]+`"
 
 
@@ -39,6 +38,8 @@ def indexed(text: str) -> str:
         return text
     import re
 
+    from memgit.core.edited import shown_files
+
     ended = re.search(_ENDED, text)
     if ended is None:
         return text
@@ -47,8 +48,7 @@ def indexed(text: str) -> str:
     files = ""
     if tool := re.search(_TOOL_USE, text):
         said = tool.group(0)
-        names = re.search(_NAMES, said)
-        files = names.group("names") if names else ""
+        files = ", ".join(shown_files(said))
         commands = list(dict.fromkeys([*re.findall(_CODE, said), *commands]))
         text = text[:tool.start()] + text[tool.end():]
     for frame, label in ((_ASKED, "Asked: "), (_FOLLOW_UPS, ""), (_EARLIER, "Earlier: "), (_DONE, "Done: ")):

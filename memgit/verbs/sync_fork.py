@@ -159,9 +159,6 @@ class _Pool:
     def _stop(self) -> None:
         """Stop handing out work: what is left is done in this process (see results)."""
         self.sent = len(self.items)
-        if self.tasks_w >= 0:
-            os.close(self.tasks_w)
-            self.tasks_w = -1
         self.close()
 
     def close(self) -> None:

@@ -208,13 +208,11 @@ class SyncRun:
         """
         prep = self.read(work)
         if prep.ready:
-            outcome = self.run_extractor(prep)
-            if isinstance(outcome, BaseException):  # its traceback does not travel: its text does
-                outcome.add_note("".join(traceback.format_tb(outcome.__traceback__)))
-            prep.outcome = outcome
+            prep.outcome = self.run_extractor(prep)
             prep.transcript = replace(prep.transcript, turns=[])
-        elif prep.error is not None:
-            prep.error.add_note("".join(traceback.format_tb(prep.error.__traceback__)))
+        for error in (prep.error, prep.outcome):
+            if isinstance(error, BaseException):  # its traceback does not travel: its text does
+                error.add_note("".join(traceback.format_tb(error.__traceback__)))
         return prep
 
     def placed_outcome(self, prep: _Prepared) -> Extraction | BaseException | None:
