@@ -51,6 +51,7 @@ TYPES = {t.name: t for t in (
                  summary_cap=3, note_cap=6, transfers=False, choice=False),
 )}
 LEARNING_TYPES = tuple(TYPES)  # the names, in a note's order
+PERSONAL = ("preference", "convention")  # the person's rules and the project's conventions: one section
 TYPE_RANK = {t.name: t.rank for t in TYPES.values()}
 TYPE_PATTERN = "|".join(LEARNING_TYPES)  # a regular expression of the names (plain words) for `- [type] …`
 

@@ -13,6 +13,7 @@ import pytest
 from memgit.extract import heuristic
 from memgit.extract.heuristic.text import own_words
 from memgit.extract.heuristic import filters, preferences, rank
+from memgit.extract.heuristic.candidate import Candidate
 from memgit.extract.heuristic.shell import parse, verbatim
 from memgit.core.model import LEARNING_TYPES, Extraction, Note, ToolCall, Transcript, Turn
 
@@ -539,6 +540,41 @@ def test_an_accepted_plan_is_a_decision_and_a_rejected_one_is_not():
     refused.declined = ""
     result = extract(user("plan it"), agent(refused), agent(edit("sync.py")))
     assert result.note is None or not any(t.startswith("Plan approved") for t in texts(result.note, "decision"))
+
+
+LOGOUT_PLAN = """# Plan: Fix the missing logout button
+
+## Context
+OIDC users see no logout button after they log in.
+
+**Root cause**: The session cookie in `SaveSession` (`auth.go`) is set to `SameSite=Strict`, so the browser drops it on
+the redirect back from the identity provider.
+
+## Approach
+Set the session cookie to `SameSite=Lax`.
+"""
+
+
+def test_the_root_cause_an_approved_plan_was_built_on_is_kept_and_a_declined_plans_is_not():
+    # ac9af4ff (cc-backend): the diagnosis stood only in the plan; the answer listed the changes
+    accepted = call("ExitPlanMode", "User has approved your plan.", plan=LOGOUT_PLAN)
+    note = note_of(user("OIDC users see no logout button, why?"), agent(accepted),
+                   agent(edit(f"{CWD}/internal/auth/auth.go"), text="Done: the cookie is `SameSite=Lax` now."))
+    assert any("`SameSite=Strict`" in t and "`SaveSession`" in t for t in texts(note, "gotcha", "fact"))
+    declined = call("ExitPlanMode", "The user doesn't want to proceed with this tool use.", error=True,
+                    plan=LOGOUT_PLAN)
+    declined.declined = ""
+    result = extract(user("OIDC users see no logout button, why?"), agent(declined), agent(edit("auth.go")))
+    assert not any("SameSite" in t for t in texts(result.note, "gotcha", "fact"))
+
+
+def test_a_full_note_keeps_the_persons_rule_over_the_agents_findings():
+    findings = [Candidate("fact", f"`module{i}.go` reads `config{i}.toml` because the loader requires it.", 4.0)
+                for i in range(12)]
+    rule = Candidate("preference", "Never log the request body, because it holds personal data.", 2.5)
+    budget = rank.budget_for(1, 0)
+    kept = [learning.text for learning in rank.rank(findings + [rule], cwd=CWD, budget=budget)]
+    assert len(kept) == budget.learnings and rule.text in kept
 
 
 def test_a_prompt_carrying_a_plan_titles_the_note():

@@ -26,7 +26,7 @@ from memgit.consolidate.heuristic.memory_md import link_label
 from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, MIN_PROJECTS
 from memgit.consolidate.heuristic.selection import REPORTED, briefed, lasting
 from memgit.extract.heuristic.standing import instructed, stated_generally, told_part
-from memgit.core.vocab import MAIN, PREFIX, TRUNKS, TYPES
+from memgit.core.vocab import MAIN, PERSONAL, PREFIX, TRUNKS, TYPES
 from memgit.core.work_line import work_line
 
 # The types with a section of their own (in the order of the injected context) and the section;
@@ -43,7 +43,6 @@ MAX_ABOUT = 320
 RECENT_SESSIONS = 4
 RECURRING = 3  # sessions that edited a file: its work recurs
 MAX_FOCUS = 3  # files a session edited, at most, for them to say what the person's words there were about
-PERSONAL = ("preference", "convention")
 PROJECT_SECTIONS = ("How to build and test", "Pinned notes", *dict.fromkeys(_SECTION.values()),
                     "Latest work", "Where to look deeper")
 GLOBAL_SECTIONS = ("Pinned notes", "Preferences", "Across projects", "Where to look deeper")
@@ -197,7 +196,7 @@ def project_summary(label: str, scope: str, project: Project | None, notes: Sequ
     replaced = howto.replaced_programs(holding)
     for i, line in enumerate(howto.command_lines(howto.purposes(clusters, replaced))):
         doc.offer(Line("How to build and test", line, (i,)))
-    current = [c for c in holding if c.type in ("preference", "convention") or not howto.runs(c, replaced)]
+    current = [c for c in holding if c.type in PERSONAL or not howto.runs(c, replaced)]
     work = Work(notes)
     for i, c in enumerate(_capped(current, _SECTION, work)):
         if line := sentence(c, work.context(c)):

@@ -1,10 +1,13 @@
 """Gotchas: an error, its cause when the agent explained one, and what fixed it.
 
-Four places say so:
+Five places say so:
 
 - the person *reports a problem* ("the redirect doesn't work", a pasted error) and the agent's
   answer says what was wrong or what it changed: "Problem: … Fix: …";
-- the agent *explains a failure* it just met (a tool call that failed, then "this fails because …");
+- the agent *explains a failure* it just met (a tool call that failed, then "this fails because …"),
+  or names the cause in its text ("The root cause is …");
+- an *approved plan* names the cause it was built on ("Root cause: the session cookie is set to
+  `SameSite=Strict`"): often the only place a session says why, since its last answer lists changes;
 - a build/test command *fails on the environment* (a missing module, a port in use, a wrong
   flag) and passes later in the session: what ran in between (an install, a cleanup, another
   invocation) is the fix;
@@ -17,6 +20,7 @@ variables, failures of code still being written.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from memgit.core.model import Learning, ToolCall
 from memgit.core.scan import clip
@@ -80,9 +84,11 @@ def learn(s: Session) -> list[Candidate]:
             if candidate := _reported(exchange, s):
                 found.append(candidate)
         found += _explained(exchange, s)
-        found += _diagnosed(exchange, s)
+        found += _diagnosed(exchange.texts, s)
         found += _admitted(exchange, s)
         found += _flagged(exchange, s)
+    for plan in s.plans:  # the diagnosis an approved plan was built on: the final state of the session's analysis
+        found += _diagnosed((plan,), s)
     found += _from_runs(s.runs, s.calls)
     for summary in s.compactions:
         found += _from_compaction(summary)
@@ -218,10 +224,10 @@ DIAGNOSIS = re.compile(
 )
 
 
-def _diagnosed(x: Exchange, s: Session) -> list[Candidate]:
+def _diagnosed(texts: Sequence[str], s: Session) -> list[Candidate]:
     """The agent naming what was wrong ("That's the issue. When …", "The root cause is …")."""
     out = []
-    for text in x.texts:
+    for text in texts:
         said = s.units(text)
         for i, unit in enumerate(said):
             if not DIAGNOSIS.search(unit.text):

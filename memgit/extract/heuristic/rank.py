@@ -1,10 +1,10 @@
 """The ranker: the best candidates of every learner, cleaned, deduplicated, within the note's size.
 
-Every candidate passes the filter stage (`filters.problem`) after `filters.scrub`; then the highest
-scores are kept, one of near-identical statements (the better-scoring one, whatever its type),
-at most so many of each type, and so many learnings and characters in all (`budget_for`), so that
-a note stays a page a person reads: a short chat keeps a few learnings, a long working session up
-to `MAX_LEARNINGS`.
+Every candidate passes the filter stage (`filters.problem`) after `filters.scrub`; then the person's
+rules are kept first and the rest by score, one of near-identical statements (the person's, else the
+better-scoring one, whatever its type), at most so many of each type, and so many learnings and
+characters in all (`budget_for`), so that a note stays a page a person reads: a short chat keeps a
+few learnings, a long working session up to `MAX_LEARNINGS`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from memgit.core.model import Learning
-from memgit.core.vocab import LEARNING_TYPES, TYPES
+from memgit.core.vocab import LEARNING_TYPES, PERSONAL, TYPES
 from memgit.extract.heuristic.candidate import Candidate
 from memgit.extract.heuristic.filters import is_ephemeral, problem, scrub
 from memgit.extract.heuristic.text import sentence_case, words
@@ -67,7 +67,9 @@ def rank(candidates: list[Candidate], *, cwd: str | None, budget: Budget) -> lis
             if problem(text):
                 continue
         clean.append(Candidate(c.type, text, c.score, c.origin))
-    clean.sort(key=lambda c: (-c.score, ORDER.index(c.type), c.text))
+    # The person's rules (and the project's conventions) first: what the agent found can be found again in
+    # the code, what the person asked for cannot, so a long session's changelog never crowds them out.
+    clean.sort(key=lambda c: (c.type not in PERSONAL, -c.score, ORDER.index(c.type), c.text))
     kept: list[tuple[Candidate, frozenset[str]]] = []
     per_type = dict.fromkeys(ORDER, 0)
     size = 0
