@@ -256,6 +256,20 @@ def test_what_the_person_said_in_work_that_recurs_reaches_the_summary_with_its_f
     assert version not in run(notes[2:]).summary_md
 
 
+def test_a_request_for_the_next_step_in_work_that_recurs_stays_out_of_the_summary():
+    # fixtures/scale e301df65: said while editing files three sessions edited, but it asks the session to look
+    # into something; how that work is done next time it does not say
+    said = 'The user corrected the agent: "{}"'
+    rule = said.format("Keep the existing information and highlight changes and fixes")
+    step = said.format("There are indications that WAL sharding caused the long shutdown times. "
+                       "Further investigate if this relates to the issue.")
+    notes = [note(1, TEST, edited=["server.go"]), note(2, TEST, edited=["server.go"]),
+             note(3, ("preference", rule), edited=["server.go"]), note(4, ("preference", step), edited=["server.go"])]
+    result = run(notes)
+    assert f"{rule} (while editing `server.go`)" in result.summary_md
+    assert step not in result.summary_md and step in result.memory_md
+
+
 def test_the_files_a_session_edited_are_kept_in_the_cache_through_a_rebuild(tmp_path):
     from memgit.consolidate.heuristic.memory import Memory
 

@@ -228,6 +228,7 @@ FILTERED = [  # (text, why it is no learning)
     ("Works now.", "fragment"),  # under four words
     ("The tokenizer lives in `public/tokenizer`, see `next", "fragment"),  # cut mid-code-span
     ("Perfect! Now let's test the fix:", "fragment"),  # 37f83ec9
+    ("File: `internal/repository/dbConnection.go:82`", "fragment"),  # 520afa6a (cc-backend): a plan's label, no statement
     ("Let me check how `GetCurrentHookAgent` works and what happens when it fails.", "narration"),  # ad_a8171575ce
     ("Would you like me to help set this up?", "narration"),  # 9e953218
     ("GitHub Action is working.", "narration"),  # fe869ecb: a status of the moment

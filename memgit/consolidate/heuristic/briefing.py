@@ -25,7 +25,7 @@ from memgit.consolidate.heuristic.memory import NoteInfo
 from memgit.consolidate.heuristic.memory_md import link_label
 from memgit.consolidate.heuristic.scope import GLOBAL_TYPES, MIN_PROJECTS
 from memgit.consolidate.heuristic.selection import REPORTED, briefed, lasting
-from memgit.extract.heuristic.standing import instructed, stated_generally, told_part
+from memgit.extract.heuristic.standing import asks_for_work, instructed, stated_generally, told_part
 from memgit.core.vocab import MAIN, PERSONAL, PREFIX, TRUNKS, TYPES
 from memgit.core.work_line import work_line
 
@@ -143,8 +143,9 @@ class Work:
         return tuple(name for name in self.edited.get(c.occurrences[0].path, ()) if name in self.recurring)
 
     def recurs(self, c: Cluster) -> bool:
-        """A one-session remark of the person's, made in work that recurs."""
-        return c.superseded_by is None and bool(self.context(c))
+        """A one-session remark of the person's, made in work that recurs, that says how the work is done
+        rather than asking for the session's next step."""
+        return c.superseded_by is None and bool(self.context(c)) and not asks_for_work(c.text)
 
 
 def _capped(clusters: Sequence[Cluster], types: Collection[str], work: Work | None = None) -> list[Cluster]:

@@ -113,6 +113,8 @@ _NUMBERED = re.compile(
 _LEANS = re.compile(r"\b(?:the )?same (?:benefit|issue|problem|fix|thing|reason|approach|pattern|logic|change)\b|"
                     r"\bas (?:above|before|mentioned|discussed|shown above)\b", re.I)
 _HALF_COPIED = re.compile(r"::\s|,\s*\d+:\s*$|\b\d+:\s*$")
+# A label and the code it points at, nothing said of it ("File: `internal/repository/dbConnection.go:82`").
+_LABEL_ONLY = re.compile(r"^[A-Za-z][\w/-]*(?: [\w/-]+){0,2}:\s*(?:`[^`]*`[\s,;]*)+\W*$")  # a label: three words at most
 _CODE_SPAN = re.compile(r"`[^`]*`")
 _NOT_PROSE_CHAR = re.compile(r"[^A-Za-z\s,.'’;:!?()-]")
 
@@ -228,7 +230,7 @@ def problem(text: str, *, model: bool = False) -> str | None:
         stripped = QUOTED.sub(" x ", stripped).rstrip()
     if stripped.endswith((":", "…", "...", ",", ";", "(", "-")) or not _balanced(stripped):
         return "fragment"
-    if _CONTINUATION.match(stripped) or stripped[0] in ")]},.;":
+    if _CONTINUATION.match(stripped) or stripped[0] in ")]},.;" or _LABEL_ONLY.match(stripped):
         return "fragment"
     if _NARRATION.match(stripped) or _STATUS.match(stripped):
         return "narration"

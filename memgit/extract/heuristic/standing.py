@@ -99,7 +99,7 @@ _PUSHBACK = re.compile(
 # A next step of the task in progress: an imperative of the work itself.
 _TASK_VERB = re.compile(
     r"^(?:(?:can|could|would|will) you (?:please )?|let'?s |please |go ahead and |now |then |also |and |only |"
-    r"just |ok,? |okay,? )*(?:fix|add|commit|push|implement|plan|make|update|create|write|run|rerun|re-run|analy[sz]e|"
+    r"just |further |ok,? |okay,? )*(?:fix|add|commit|push|implement|plan|make|update|create|write|run|rerun|re-run|analy[sz]e|"
     r"check|verify|review|investigate|debug|do|continue|proceed|start|try|change|remove|delete|rename|move|extend|"
     r"apply|adopt|repeat|test|build|deploy|merge|rebase|revert|roll ?back|undo|show|tell|explain|list|summari[sz]e|"
     r"look|open|read|find|search|compare|describe|document|refactor|improve|optimi[sz]e|clean ?up|set ?up|install|"
@@ -194,6 +194,14 @@ def task_step(text: str) -> bool:
     said = words_of(text)
     return _POINTER.search(said) is not None or (_TASK_VERB.match(said) is not None
                                                  and (not pushback(said) or _INDIRECT.search(said) is not None))
+
+
+def asks_for_work(text: str) -> bool:
+    """Some sentence of what the person said asks for a next step of the task ("Further investigate if
+    this relates to the issue", "can you rerun it?"): the remark steers its session, whatever else it says."""
+    said = words_of(text)
+    return any(task_step(part) or _REQUEST.search(part) is not None
+               for part in _SENTENCE.split(said) if part.strip())
 
 
 def approval(text: str) -> bool:
