@@ -548,8 +548,8 @@ LOGOUT_PLAN = """# Plan: Fix the missing logout button
 ## Context
 OIDC users see no logout button after they log in.
 
-**Root cause**: The session cookie in `SaveSession` (`auth.go`) is set to `SameSite=Strict`, so the browser drops it on
-the redirect back from the identity provider.
+**Root cause**: The session cookie in `SaveSession` (`auth.go`) is set to `SameSite=Strict`. The browser drops such a
+cookie on the redirect back from the identity provider, so the user lands on the login page.
 
 ## Approach
 Set the session cookie to `SameSite=Lax`.
@@ -561,7 +561,9 @@ def test_the_root_cause_an_approved_plan_was_built_on_is_kept_and_a_declined_pla
     accepted = call("ExitPlanMode", "User has approved your plan.", plan=LOGOUT_PLAN)
     note = note_of(user("OIDC users see no logout button, why?"), agent(accepted),
                    agent(edit(f"{CWD}/internal/auth/auth.go"), text="Done: the cookie is `SameSite=Lax` now."))
-    assert any("`SameSite=Strict`" in t and "`SaveSession`" in t for t in texts(note, "gotcha", "fact"))
+    # with the sentence that says how the cause does its harm: one statement that reads alone
+    assert any("`SameSite=Strict`" in t and "`SaveSession`" in t and "drops such a cookie on the redirect" in t
+               for t in texts(note, "gotcha", "fact"))
     declined = call("ExitPlanMode", "The user doesn't want to proceed with this tool use.", error=True,
                     plan=LOGOUT_PLAN)
     declined.declined = ""

@@ -225,21 +225,35 @@ DIAGNOSIS = re.compile(
 
 
 def _diagnosed(texts: Sequence[str], s: Session) -> list[Candidate]:
-    """The agent naming what was wrong ("That's the issue. When …", "The root cause is …")."""
+    """The agent naming what was wrong ("That's the issue. When …", "The root cause is …"), with the
+    sentence after it when that says how the cause does its harm: one statement that reads alone."""
     out = []
     for text in texts:
         said = s.units(text)
         for i, unit in enumerate(said):
             if not DIAGNOSIS.search(unit.text):
                 continue
-            for candidate in (unit, *said[i + 1 : i + 2]):
-                clean = drop_opener(scrub(candidate.text, s.cwd))
-                if problem(clean) or fluff(clean) or not concreteness(clean) or hedged(clean) or monologue(clean):
+            for j, candidate in enumerate(said[i : i + 2], start=i):
+                clean = _statement(candidate, s)
+                if clean is None:
                     continue
+                if j == i and j + 1 < len(said) and (then := _statement(said[j + 1], s, after=unit)):
+                    clean = fit_sentences([clean, then], MAX_FIX)
                 out.append(Candidate("gotcha", clean, 3.0 + 0.5 * reasoned(clean) + 0.25 * concreteness(clean),
                                      "diagnosed"))
                 break
     return out[:2]
+
+
+def _statement(unit: Unit, s: Session, *, after: Unit | None = None) -> str | None:
+    """A unit as a statement of its own; `after` the unit it would continue, in the same list item or
+    paragraph under the same heading (not the next item of a list, not a label)."""
+    if after is not None and (unit.heading != after.heading or unit.item or DIAGNOSIS.search(unit.text)):
+        return None
+    clean = drop_opener(scrub(unit.text, s.cwd))
+    if problem(clean) or fluff(clean) or hedged(clean) or monologue(clean) or not (after or concreteness(clean)):
+        return None
+    return clean
 
 
 _ADMISSION = re.compile(
