@@ -571,6 +571,19 @@ def test_the_root_cause_an_approved_plan_was_built_on_is_kept_and_a_declined_pla
     assert not any("SameSite" in t for t in texts(result.note, "gotcha", "fact"))
 
 
+def test_a_cause_guessed_before_it_was_checked_is_no_fact():
+    # bef12fe0 (cc-backend): the first guess was the new snapshot format; the session found the shutdown deadline
+    guess = ("The regression must be because the checkpoint format is now binary, and `readBinaryLevel` calls "
+             "`binary.Read` for every value.")
+    found = ("Writing 5800 binary snapshots takes well over 10s, so the process exits before "
+             "`RotateWALFilesAfterShutdown()` runs.")
+    note = note_of(user("The startup got much slower since yesterday's change, why?"), agent(text=guess),
+                   agent(bash("go build ./cmd/cc-backend", "ok"), text=found))
+    told = texts(note, "fact", "gotcha", "decision")
+    assert any("`RotateWALFilesAfterShutdown()`" in t for t in told)
+    assert not any("must be because" in t for t in told)
+
+
 def test_a_full_note_keeps_the_persons_rule_over_the_agents_findings():
     findings = [Candidate("fact", f"`module{i}.go` reads `config{i}.toml` because the loader requires it.", 4.0)
                 for i in range(12)]

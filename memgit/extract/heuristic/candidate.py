@@ -37,8 +37,10 @@ FLUFF = re.compile(
 # The agent thinking aloud about its own work, or guessing: not yet a finding.
 _MONOLOGUE = re.compile(r"^(?:I|I'm|I am|my)\b|\b(?:I'm|I am|I was|I should|I need|I'll|I will|I think|I guess|"
                         r"I suspect|my (?:test|change|code|fix|edit)s?|let me)\b", re.I)
+# A guess, not a finding: "might", or a cause inferred before it was checked ("the regression must be because …").
 _HEDGED = re.compile(r"\b(?:might|maybe|perhaps|probably|possibly|not sure|seems? to|looks like|could be|"
-                     r"actually|hmm|I guess|likely)\b", re.I)
+                     r"actually|hmm|I guess|I suspect|presumably|likely|"
+                     r"must (?:be|have been) (?:because|due to|caused by))\b", re.I)
 
 
 @dataclass(frozen=True, slots=True)
