@@ -584,13 +584,16 @@ def test_a_cause_guessed_before_it_was_checked_is_no_fact():
     assert not any("must be because" in t for t in told)
 
 
-def test_a_full_note_keeps_the_persons_rule_over_the_agents_findings():
-    findings = [Candidate("fact", f"`module{i}.go` reads `config{i}.toml` because the loader requires it.", 4.0)
+def test_a_full_note_keeps_the_persons_rule_and_the_command_over_the_agents_findings():
+    # fixtures/scale 3a41c7a4: a note of ten kept four changelog lines of the agent's and lost "The user asks for
+    # `README.md` to be updated along with a change"
+    findings = [Candidate("decision", f"`module{i}.go`: Changed `Timeout{i}` from 5000 to 60000.", 3.5)
                 for i in range(12)]
-    rule = Candidate("preference", "Never log the request body, because it holds personal data.", 2.5)
+    rule = Candidate("convention", "The user asks for `README.md` to be updated along with a change.", 3.0)
+    command = Candidate("command", "Tests run with `go test ./internal/repository/...`.", 2.5)
     budget = rank.budget_for(1, 0)
-    kept = [learning.text for learning in rank.rank(findings + [rule], cwd=CWD, budget=budget)]
-    assert len(kept) == budget.learnings and rule.text in kept
+    kept = [learning.text for learning in rank.rank([*findings, rule, command], cwd=CWD, budget=budget)]
+    assert len(kept) == budget.learnings and rule.text in kept and command.text in kept
 
 
 def test_a_prompt_carrying_a_plan_titles_the_note():

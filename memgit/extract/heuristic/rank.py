@@ -23,6 +23,7 @@ CAPS = {name: t.note_cap for name, t in TYPES.items()}
 MAX_LEARNINGS = 22
 MAX_CHARS = 5000
 MIN_SCORE = 2.0
+FIRST = (*PERSONAL, "command")  # kept before the others, each type within its cap
 _STOP = frozenset(
     "the and for with that this from into when then than them they their there what which while will would "
     "should could have has had was were are is not but you your our its it's can all any each also only just "
@@ -67,9 +68,10 @@ def rank(candidates: list[Candidate], *, cwd: str | None, budget: Budget) -> lis
             if problem(text):
                 continue
         clean.append(Candidate(c.type, text, c.score, c.origin))
-    # The person's rules (and the project's conventions) first: what the agent found can be found again in
-    # the code, what the person asked for cannot, so a long session's changelog never crowds them out.
-    clean.sort(key=lambda c: (c.type not in PERSONAL, -c.score, ORDER.index(c.type), c.text))
+    # The person's rules (and the project's conventions) and the commands that worked first: what the agent
+    # found can be found again in the code, what the person asked for and how the project is built and
+    # tested cannot, so a long session's changelog never crowds them out.
+    clean.sort(key=lambda c: (c.type not in FIRST, -c.score, ORDER.index(c.type), c.text))
     kept: list[tuple[Candidate, frozenset[str]]] = []
     per_type = dict.fromkeys(ORDER, 0)
     size = 0
