@@ -251,7 +251,9 @@ def _statement(unit: Unit, s: Session, *, after: Unit | None = None) -> str | No
     if after is not None and (unit.heading != after.heading or unit.item or DIAGNOSIS.search(unit.text)):
         return None
     clean = drop_opener(scrub(unit.text, s.cwd))
-    if problem(clean) or fluff(clean) or hedged(clean) or monologue(clean) or not (after or concreteness(clean)):
+    if problem(clean) or fluff(clean) or hedged(clean) or monologue(clean):
+        return None
+    if after is None and not concreteness(clean):  # a continuation may say how without naming anything
         return None
     return clean
 

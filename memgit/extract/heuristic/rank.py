@@ -1,10 +1,10 @@
 """The ranker: the best candidates of every learner, cleaned, deduplicated, within the note's size.
 
 Every candidate passes the filter stage (`filters.problem`) after `filters.scrub`; then the person's
-rules are kept first and the rest by score, one of near-identical statements (the person's, else the
-better-scoring one, whatever its type), at most so many of each type, and so many learnings and
-characters in all (`budget_for`), so that a note stays a page a person reads: a short chat keeps a
-few learnings, a long working session up to `MAX_LEARNINGS`.
+rules and the commands are kept first and the rest by score, one of near-identical statements (the
+person's, else the better-scoring one, whatever its type), at most so many of each type, and so many
+learnings and characters in all (`budget_for`), so that a note stays a page a person reads: a short
+chat keeps a few learnings, a long working session up to `MAX_LEARNINGS`.
 """
 
 from __future__ import annotations

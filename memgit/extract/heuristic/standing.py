@@ -198,10 +198,13 @@ def task_step(text: str) -> bool:
 
 def asks_for_work(text: str) -> bool:
     """Some sentence of what the person said asks for a next step of the task ("Further investigate if
-    this relates to the issue", "can you rerun it?"): the remark steers its session, whatever else it says."""
+    this relates to the issue", "…, can you rerun it?"): the remark steers its session, whatever else it
+    says. A rule said politely ("Please keep the version as it is") asks for nothing."""
     said = words_of(text)
-    return any(task_step(part) or _REQUEST.search(part) is not None
-               for part in _SENTENCE.split(said) if part.strip())
+    return any(task_step(part) or _ASKED.search(part) is not None for part in _SENTENCE.split(said) if part.strip())
+
+
+_ASKED = re.compile(r"\b(?:can|could|would|will) you\b", re.I)
 
 
 def approval(text: str) -> bool:
