@@ -261,12 +261,15 @@ def test_a_request_for_the_next_step_in_work_that_recurs_stays_out_of_the_summar
     # into something; how that work is done next time it does not say
     said = 'The user corrected the agent: "{}"'
     rule = said.format("Keep the existing information and highlight changes and fixes")
+    polite = said.format("Please keep the shutdown deadline above a minute")  # a rule said politely asks for nothing
     step = said.format("There are indications that WAL sharding caused the long shutdown times. "
                        "Further investigate if this relates to the issue.")
     notes = [note(1, TEST, edited=["server.go"]), note(2, TEST, edited=["server.go"]),
-             note(3, ("preference", rule), edited=["server.go"]), note(4, ("preference", step), edited=["server.go"])]
+             note(3, ("preference", rule), edited=["server.go"]), note(4, ("preference", step), edited=["server.go"]),
+             note(5, ("preference", polite), edited=["server.go"])]
     result = run(notes)
     assert f"{rule} (while editing `server.go`)" in result.summary_md
+    assert f"{polite} (while editing `server.go`)" in result.summary_md
     assert step not in result.summary_md and step in result.memory_md
 
 
