@@ -273,6 +273,21 @@ def test_a_request_for_the_next_step_in_work_that_recurs_stays_out_of_the_summar
     assert step not in result.summary_md and step in result.memory_md
 
 
+def test_how_a_tool_the_project_uses_behaves_reaches_the_summary_from_one_session():
+    # fixtures/scale 46f222a8 and fixtures 9e953218: a lesson about golangci-lint or Vercel holds wherever they run;
+    # what one session found of the project's own code, or saw happening then, stays in MEMORY.md
+    tool = ('Golangci-lint v2 requires a `version: "2"` field and restructures `linters-settings` under '
+            '`linters.settings`.')
+    host = "Vercel doesn't have SSH keys set up, so it can't clone via the `git@github.com:` URL."
+    code = "`internal/auth/auth.go` requires the session cookie to be set before the redirect."
+    seen = "Vercel is still building the old commit, so the preview shows the previous page."
+    notes = [note(i, ("fact", text), day=i + 1) for i, text in enumerate((tool, host, code, seen))]
+    result = run(notes)
+    assert tool in result.summary_md and host in result.summary_md
+    assert code not in result.summary_md and seen not in result.summary_md
+    assert all(text in result.memory_md for text in (code, seen))
+
+
 def test_the_files_a_session_edited_are_kept_in_the_cache_through_a_rebuild(tmp_path):
     from memgit.consolidate.heuristic.memory import Memory
 

@@ -9,7 +9,9 @@ The briefing is worth its tokens only when every line earns its place, so each t
   `x'` works" after a typo);
 - decisions: the ones still in force, stated as how things are done and why, or repeated; not one
   session's changelog ("Changed `X` to `Y` in a.go", "Plan approved: fix …");
-- facts: only those two sessions found.
+- facts: those two sessions found, and a lesson about a tool the project uses, stated as how it
+  behaves ("Golangci-lint v2 requires a `version: "2"` field …"): it holds wherever that tool runs, and
+  names none of the project's files.
 
 Everything else stays in MEMORY.md and the notes, where the prompt hook and `memgit search` find it
 when a prompt needs it. Pure functions over clusters.
@@ -21,6 +23,7 @@ import re
 
 from memgit.consolidate.heuristic.graph import Cluster
 from memgit.extract.heuristic.commands import adds_option
+from memgit.extract.heuristic.keywords import about_a_tool
 from memgit.extract.heuristic.standing import standing, stands_alone
 
 # How something behaves or what it needs: the form of a lesson that still holds.
@@ -154,5 +157,13 @@ def _standing_alone(text: str) -> bool:
     return standing(text) and stands_alone(text)
 
 
+def tool_lesson(text: str) -> bool:
+    """How a tool the project uses behaves, as a rule that holds wherever it runs: about the tool by
+    name, lasting, and naming no file of the project (a path or a source file is this project's)."""
+    return about_a_tool(text) and lasting(text) and not observed(text) and not _PROJECT_FILE.search(text)
+
+
+_PROJECT_FILE = re.compile(r"`[^`]*(?:/|\.(?:go|py|ts|tsx|js|jsx|svelte|vue|rs|rb|java|kt|sql|json|ya?ml|toml|md))"
+                           r"[^`]*`")
 _BAR = {"preference": _standing_alone, "convention": _standing_alone, "gotcha": lasting_gotcha, "decision": lasting_decision,
-        "fact": lambda text: False}
+        "fact": tool_lesson}

@@ -43,6 +43,14 @@ _PROGRAM_NAMES = {"go": "go", "make": "make", "just": "just", "act": "act", "gra
 _TOKEN = re.compile(r"[a-z][a-z0-9+#-]*(?:\.[a-z]+)?")
 _MCP = re.compile(r"^mcp__(?P<server>[a-z0-9_-]+?)(?:-server|-mcp)?__")
 MAX_KEYWORDS = 8
+SUBJECT_WORDS = 4  # the words of a statement that say what it is about
+
+
+def about_a_tool(text: str) -> bool:
+    """True when a statement is about a tool, framework or library by name ("Golangci-lint v2 requires …",
+    "Vercel doesn't have SSH keys …"): a name safe to spot in prose among its first words."""
+    head = _TOKEN.findall(text.lower())[:SUBJECT_WORDS]
+    return any(_norm(word.removesuffix("'s")) in _VOCABULARY and word not in _AMBIGUOUS for word in head)
 
 
 def _norm(word: str) -> str:
