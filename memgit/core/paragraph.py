@@ -14,6 +14,7 @@ The outcome stays in the note's front matter.
 from __future__ import annotations
 
 WORK = ("Edited ", "Ran `")  # how `indexed` opens the sentence of files and commands
+ASKED, EARLIER, DONE = "Asked: ", "Earlier: ", "Done: "  # the labels `indexed` puts on the frame's sentences
 # Patterns as text, compiled (and cached) by `re` in `indexed`, the index writer's side: the prompt
 # hook reads indexed text with the plain string functions below and imports no pattern machinery.
 _ASKED = r"\bThe user asked: (?:implement the plan (?=\"))?"  # a plan's request is its title
@@ -51,7 +52,7 @@ def indexed(text: str) -> str:
         files = ", ".join(shown_files(said))
         commands = list(dict.fromkeys([*re.findall(_CODE, said), *commands]))
         text = text[:tool.start()] + text[tool.end():]
-    for frame, label in ((_ASKED, "Asked: "), (_FOLLOW_UPS, ""), (_EARLIER, "Earlier: "), (_DONE, "Done: ")):
+    for frame, label in ((_ASKED, ASKED), (_FOLLOW_UPS, ""), (_EARLIER, EARLIER), (_DONE, DONE)):
         text = re.sub(frame, label, text)
     work = "; ".join(filter(None, [f"Edited {files}" if files else "", f"ran {', '.join(commands)}" if commands else ""]))
     if work:
@@ -70,4 +71,4 @@ def without_work(text: str) -> str:
 
 def unlabelled(sentence: str) -> str:
     """A sentence of an indexed paragraph without the label `indexed` put on it ("Done: …")."""
-    return sentence.removeprefix("Done: ").removeprefix("Earlier: ").removeprefix("Asked: ")
+    return sentence.removeprefix(DONE).removeprefix(EARLIER).removeprefix(ASKED)

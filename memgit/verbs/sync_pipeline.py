@@ -11,7 +11,7 @@ from typing import Callable
 from memgit.verbs import sync_fork
 from memgit.verbs.selection import Work
 from memgit.verbs.sync_result import SessionResult
-from memgit.verbs.sync_session import SyncRun, ledger_id
+from memgit.verbs.sync_session import SyncRun, short_id
 
 log = logging.getLogger("memgit.verbs.sync")
 
@@ -25,14 +25,14 @@ def process_all(run: SyncRun, work: list[Work], on_progress: Callable[[int, int,
         results = []
         for i, prep in sync_fork.ordered(run.read_and_extract, work, processes):
             if on_progress:
-                on_progress(i, len(work), ledger_id(prep.work.file)[:8])
+                on_progress(i, len(work), short_id(prep.work.file))
             results.append(run.finish(prep, run.placed_outcome(prep)))
         return results
     if concurrency <= 1 or len(work) <= 1:
         results = []
         for i, item in enumerate(work):
             if on_progress:
-                on_progress(i, len(work), ledger_id(item.file)[:8])
+                on_progress(i, len(work), short_id(item.file))
             results.append(run.process(item))
         return results
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -49,7 +49,7 @@ def process_all(run: SyncRun, work: list[Work], on_progress: Callable[[int, int,
                     break
                 i, item = nxt
                 if on_progress:
-                    on_progress(i, len(work), ledger_id(item.file)[:8])
+                    on_progress(i, len(work), short_id(item.file))
                 prep = run.begin(item)
                 future = pool.submit(run.run_extractor, prep) if prep.ready else None
                 queue.append((prep, future))

@@ -9,6 +9,8 @@ import os
 import threading
 import time
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from fnmatch import fnmatch
 from typing import Callable
@@ -41,7 +43,8 @@ def ledger_id(file: SessionFile) -> str:
     return file.key.split("/", 1)[1]
 
 
-def _short(file: SessionFile) -> str:
+def short_id(file: SessionFile) -> str:
+    """The first 8 characters of the session's id: how progress and commit subjects name it."""
     return ledger_id(file)[:8]
 
 
@@ -89,11 +92,8 @@ class SyncRun:
 
     def project_for(self, cwd: str | None, transcript: Transcript | None = None) -> tuple[str, str, str]:
         """Return (branch, project name, scope label) for a session's cwd; main when unknown (see sync_place)."""
-        before = self.places.commits
-        try:
+        with self._counting():
             return self.places.project_for(cwd, transcript)
-        finally:
-            self.commits += self.places.commits - before
 
     def identify(self, cwd: str) -> tuple[scopes.Identity, str]:
         """The identity of a cwd, and the cwd, as they are written (see scopes.written)."""
@@ -149,7 +149,7 @@ class SyncRun:
         """Commit an empty skip or fail commit that records the range as read."""
         outcome = {"skip": "skipped", "fail": "failed"}[kind]
         message = format_message(
-            kind, scope, f"{_short(work.file)} {reason}",
+            kind, scope, f"{short_id(work.file)} {reason}",
             trailers=[*self.trailers(work, end, outcome, list(extra)), ("Memgit-Reason", reason)],
         )
         sha = self.repo.commit_with_retry(branch, lambda head: ({}, message), allow_empty=True)
@@ -182,7 +182,7 @@ class SyncRun:
                 prep.done = SessionResult(key, "none", start=work.start, end=t.end, reason="nothing new")
                 return prep
             t = redact_transcript(t, self.cfg.extra_redact_patterns)  # what placing reads may reach PROJECT.md
-            prep.cwd, prep.seen = t.cwd, t.cwd and observe(t.cwd, t)
+            prep.cwd, prep.seen = t.cwd, observe(t.cwd, t) if t.cwd else None
             prep.transcript = replace(t, cwd=t.cwd and self.clean(t.cwd), git_branch=t.git_branch and self.clean(t.git_branch))
         except TranscriptGone as e:  # deleted since it was listed: nothing to read, nothing to retry
             prep.done = SessionResult(key, "gone", start=work.start, end=work.start, reason=e.message)
@@ -192,11 +192,18 @@ class SyncRun:
 
     def place(self, prep: _Prepared) -> None:
         """File a read session in its project (a new project's PROJECT.md is committed here)."""
+        with self._counting():
+            try:
+                prep.branch, prep.project, prep.scope = self.places.place(prep.cwd, prep.seen)
+            except Exception as e:  # recorded as a `fail` by finish(), as a reading failure is
+                prep.error = e
+
+    @contextmanager
+    def _counting(self) -> Iterator[None]:
+        """Count the PROJECT.md commits placing made as this run's."""
         before = self.places.commits
         try:
-            prep.branch, prep.project, prep.scope = self.places.place(prep.cwd, prep.seen)
-        except Exception as e:  # recorded as a `fail` by finish(), as a reading failure is
-            prep.error = e
+            yield
         finally:
             self.commits += self.places.commits - before
 

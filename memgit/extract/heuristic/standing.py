@@ -146,7 +146,8 @@ _NORM = re.compile(
 # A proposal for the task in progress ("I think we should look at …", "maybe we should use …"): no norm.
 _PROPOSAL = re.compile(rf"\b{_PROPOSING}\b", re.I)
 # A request of the task in progress inside the sentence: "…, can you switch and write …".
-_REQUEST = re.compile(r"\b(?:can|could|would|will) you\b|\bplease\b|\blet'?s\b", re.I)
+_ASKED = re.compile(r"\b(?:can|could|would|will) you\b", re.I)  # a request put as a question
+_REQUEST = re.compile(rf"{_ASKED.pattern}|\bplease\b|\blet'?s\b", re.I)
 # The norm of an indirect question ("which directories should be added"): what the task is to find out.
 _INDIRECT = re.compile(r"^[^.?!]*?\b(?:which|what|where|whether|how|if|when|why)\b[^.?!,;]{0,80}?"
                        r"\b(?:should|must|has to|have to|needs? to be)\b", re.I)
@@ -203,8 +204,6 @@ def asks_for_work(text: str) -> bool:
     said = words_of(text)
     return any(task_step(part) or _ASKED.search(part) is not None for part in _SENTENCE.split(said) if part.strip())
 
-
-_ASKED = re.compile(r"\b(?:can|could|would|will) you\b", re.I)
 
 
 def approval(text: str) -> bool:
